@@ -1,0 +1,42 @@
+# Two commands do everything on a fresh machine that has python3:
+#   make book   build the website into _build/html, executing every chapter
+#   make test   pytest for pdp_lib, then nbval re-executes every chapter against its stored outputs
+# Both create .venv from requirements.txt when it is missing or older than requirements.txt.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NOTEBOOKS := $(wildcard book/*.ipynb)
+
+.PHONY: book test pytest nbval notebooks clean distclean
+
+$(STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@# make the repository's pdp_lib importable from the venv (notebooks, kernels, tests)
+	$(BIN)/python -c "import pathlib, site; pathlib.Path(site.getsitepackages()[0], 'pdp_companion.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
+	@touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest tests -p no:cacheprovider
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# Re-execute every chapter in place with the pinned environment and store its outputs
+# (what nbval compares against). Run after changing pdp_lib or a chapter; commit the result.
+notebooks: $(STAMP)
+	$(BIN)/python tools/execute_notebooks.py $(NOTEBOOKS)
+
+clean:
+	rm -rf _build
+
+distclean: clean
+	rm -rf $(VENV)

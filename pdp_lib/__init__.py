@@ -1,0 +1,47 @@
+"""pdp_lib: Personalized Differential Privacy for Ridge Regression (PDP-OP).
+
+The library behind the companion book to Acharya, Boenisch, Naidu and Ziani,
+"Personalized Differential Privacy for Ridge Regression".  Each module holds
+one piece of the paper:
+
+``mechanism``   Algorithm 1, eq. (2), Remark 3.1, Theorems 3.1/3.2
+``estimator``   the scikit-learn style estimator around Algorithm 1
+``bounds``      Lemma A.1 (B(lambda)), Theorem A.4 (per-point sensitivity)
+``profiles``    the privacy profiles of Section 4
+``datasets``    synthetic data, the Medical Cost data, the train/test split
+``losses``      the test losses of Section 4
+``validation``  the input domain the proofs assume
+``formatting``  numbers at the paper's precision
+"""
+
+from .bounds import noise_scale, norm_bound, sensitivity_bound
+from .datasets import load_medical_cost, make_synthetic, train_test_split, training_subset
+from .estimator import PersonalizedRidge
+from .losses import regularized_loss, test_losses, unregularized_loss
+from .mechanism import Calibration, calibrate, pdp_op, sample_l2_laplace, weighted_ridge
+from .profiles import DEFAULT_PROFILE, ProfileSpec, privacy_profile
+from .formatting import sci, sig
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Calibration",
+    "calibrate",
+    "weighted_ridge",
+    "sample_l2_laplace",
+    "pdp_op",
+    "PersonalizedRidge",
+    "norm_bound",
+    "noise_scale",
+    "sensitivity_bound",
+    "ProfileSpec",
+    "DEFAULT_PROFILE",
+    "privacy_profile",
+    "make_synthetic",
+    "load_medical_cost",
+    "train_test_split",
+    "training_subset",
+    "test_losses",
+    "unregularized_loss",
+    "regularized_loss",
+]

@@ -1,0 +1,227 @@
+"""The PDP-OP mechanism: weighted ridge, calibration and L2-Laplace noise.
+
+Paper: Algorithm 1 (PDP-OP), eq. (2) (weighted ridge), Remark 3.1 (how to
+sample the noise), Theorems 3.1 and 3.2 (how to choose the weights and eta).
+Derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bounds import noise_scale, norm_bound
+from .validation import (
+    check_count,
+    check_dimension,
+    check_epsilons,
+    check_features,
+    check_labels,
+    check_positive,
+    check_rng,
+    check_weights,
+)
+
+__all__ = ["Calibration", "calibrate", "weighted_ridge", "sample_l2_laplace", "pdp_op"]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Weights and noise parameter that give point ``i`` ``epsilon_i``-DP.
+
+    Attributes
+    ----------
+    weights : numpy.ndarray of shape (n,)
+        ``w_i = epsilon_i / sum_j epsilon_j`` (Theorems 3.1 and 3.2); sums to one.
+    eta : float
+        Noise parameter of the density ``prop. to exp(-eta ||z||)``.
+    B : float
+        The bound on ``||theta_bar||`` used: ``B(lambda)`` for Theorem 3.1, the
+        user's ``B`` for Theorem 3.2.
+    theorem : str
+        ``"3.1"`` or ``"3.2"``.
+    """
+
+    weights: np.ndarray
+    eta: float
+    B: float
+    theorem: str
+
+
+def calibrate(epsilons, lam, d, B=None) -> Calibration:
+    r"""Weights and noise parameter of Theorems 3.1 / 3.2.
+
+    .. math::
+
+        w_i = \frac{\varepsilon_i}{\sum_j \varepsilon_j},\qquad
+        \eta = \frac{\lambda}{2\sqrt{d}\,(1 + \sqrt{d}\,B)} \sum_j \varepsilon_j,
+
+    with ``B = B(lambda) = min(1/sqrt(lam), sqrt(d)/lam)`` (Theorem 3.1) when
+    ``B`` is None, and the given ``B`` otherwise (Theorem 3.2).  Derived in the
+    book's chapters *The PDP-OP mechanism* and *Sensitivity and privacy*.
+
+    Theorem 3.2 needs ``B`` to bound ``||theta_bar_0||`` for *every* dataset the
+    mechanism may be run on (and its neighbours), not only for the data at
+    hand: a ``B`` read off the data does not give the guarantee.
+
+    Parameters
+    ----------
+    epsilons : array-like of shape (n,)
+        Per-point privacy levels, each finite and ``> 0``.
+    lam : float
+        Ridge parameter ``lambda > 0``.
+    d : int
+        Feature dimension ``d >= 1``.
+    B : float, optional
+        Public bound on ``||theta_bar||`` (Assumption 3.1), finite and ``> 0``.
+
+    Returns
+    -------
+    Calibration
+    """
+    eps = check_epsilons(epsilons)
+    lam = check_positive(lam, "lam")
+    d = check_dimension(d)
+    theorem = "3.1" if B is None else "3.2"
+    B_used = norm_bound(lam, d) if B is None else check_positive(B, "B")
+    total = float(eps.sum())
+    if not np.isfinite(total):
+        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, inf): "
+                         f"the privacy levels overflow")
+    weights = eps / total
+    weights.setflags(write=False)
+    eta = total / noise_scale(lam, d, B_used)
+    if not (np.isfinite(eta) and eta > 0):
+        raise ValueError(f"eta = {float(eta)!r} is outside the allowed range (0, inf): "
+                         f"lam = {lam!r} with d = {d} and sum(epsilons) = {total!r} is numerically degenerate")
+    return Calibration(weights=weights, eta=float(eta), B=float(B_used), theorem=theorem)
+
+
+def weighted_ridge(X, y, weights, lam) -> np.ndarray:
+    r"""Weighted ridge estimate :math:`\bar\theta` of eq. (2).
+
+    .. math::
+
+        \bar\theta = \arg\min_\theta \sum_i w_i (y_i - \theta^\top x_i)^2
+                     + \lambda \|\theta\|_2^2
+                   = \Big(\sum_i w_i x_i x_i^\top + \lambda I\Big)^{-1} \sum_i w_i y_i x_i .
+
+    Step 1 of Algorithm 1.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``.
+    y : array-like of shape (n,)
+        Labels in ``[-1, 1]``.
+    weights : array-like of shape (n,)
+        Non-negative weights summing to one.
+    lam : float
+        ``lambda > 0``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+    """
+    X = check_features(X)
+    n, d = X.shape
+    y = check_labels(y, n)
+    w = check_weights(weights, n)
+    lam = check_positive(lam, "lam")
+    return _weighted_ridge(X, y, w, lam)
+
+
+def _weighted_ridge(X: np.ndarray, y: np.ndarray, w: np.ndarray, lam: float) -> np.ndarray:
+    """Unchecked solver of eq. (2) for validated inputs (Cholesky of a SPD system)."""
+    d = X.shape[1]
+    Xw = X * w[:, None]
+    A = Xw.T @ X
+    A[np.diag_indices(d)] += lam
+    b = Xw.T @ y
+    c = np.linalg.cholesky(A)
+    return np.linalg.solve(c.T, np.linalg.solve(c, b))
+
+
+def sample_l2_laplace(eta, d, size=None, rng=None) -> np.ndarray:
+    r"""Draw from the density :math:`\nu(z) \propto \exp(-\eta \|z\|_2)` on :math:`\mathbb{R}^d`.
+
+    Remark 3.1: the radius :math:`\|Z\|_2` is Gamma with shape ``d`` and rate
+    ``eta`` (scale ``1/eta``) and, given the radius, ``Z`` is uniform on the
+    sphere of that radius.  So ``Z = R * U`` with ``R ~ Gamma(d, 1/eta)`` and
+    ``U = G / ||G||`` for a standard Gaussian ``G``.  The chapter
+    *The PDP-OP mechanism* proves both facts and tests them.
+
+    Parameters
+    ----------
+    eta : float
+        ``eta > 0``.
+    d : int
+        Dimension ``d >= 1``.
+    size : int, optional
+        Number of independent draws; ``None`` for a single draw.
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d,)`` when ``size`` is None, else ``(size, d)``.
+    """
+    eta = check_positive(eta, "eta")
+    d = check_dimension(d)
+    gen = check_rng(rng)
+    if size is None:
+        return _sample_l2_laplace(eta, d, 1, gen)[0]
+    size = check_count(size, "size", minimum=0)
+    return _sample_l2_laplace(eta, d, size, gen)
+
+
+def _sample_l2_laplace(eta: float, d: int, size: int, gen: np.random.Generator) -> np.ndarray:
+    radius = gen.gamma(shape=d, scale=1.0 / eta, size=size)
+    g = gen.standard_normal((size, d))
+    norms = np.linalg.norm(g, axis=1)
+    # A standard Gaussian vector is zero with probability 0; redraw in that case.
+    while np.any(norms == 0):  # pragma: no cover - probability zero
+        zero = norms == 0
+        g[zero] = gen.standard_normal((int(zero.sum()), d))
+        norms = np.linalg.norm(g, axis=1)
+    return g * (radius / norms)[:, None]
+
+
+def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
+    r"""PDP-OP (Algorithm 1) with the calibration of Theorem 3.1 (or 3.2 when ``B`` is given).
+
+    Computes ``theta_bar`` of eq. (2) with ``w_i = epsilon_i / sum_j epsilon_j``
+    and returns ``theta_hat = theta_bar + Z``, ``Z ~ exp(-eta ||z||)``.  Point
+    ``i`` then enjoys ``epsilon_i``-personalized DP (Definition 2.2).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``.
+    y : array-like of shape (n,)
+        Labels in ``[-1, 1]``.
+    epsilons : array-like of shape (n,)
+        Privacy levels, finite and ``> 0``.
+    lam : float
+        ``lambda > 0``.
+    B : float, optional
+        Public bound of Assumption 3.1 (Theorem 3.2); see :func:`calibrate`.
+    rng : None, int or numpy.random.Generator
+        Source of the privacy noise.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The private estimate ``theta_hat``.
+    """
+    X = check_features(X)
+    n, d = X.shape
+    y = check_labels(y, n)
+    eps = check_epsilons(epsilons, n)
+    lam = check_positive(lam, "lam")
+    gen = check_rng(rng)
+    cal = calibrate(eps, lam, d, B)
+    theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+    return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0]
