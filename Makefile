@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
 
-.PHONY: book test pytest nbval notebooks clean distclean
+.PHONY: book test pytest nbval notebooks check-site check-transcription clean distclean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,15 @@ nbval: $(STAMP)
 # (what nbval compares against). Run after changing pdp_lib or a chapter; commit the result.
 notebooks: $(STAMP)
 	$(BIN)/python tools/execute_notebooks.py $(NOTEBOOKS)
+
+# The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
+# (Debian's chromium package) into _build/screenshots.
+check-site:
+	$(BIN)/python tools/check_site.py --screenshots _build/screenshots --pages book/intro.html book/mechanism.html
+
+# Check pdp_lib/paper.py cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
+check-transcription: $(STAMP)
+	PDP_PAPER_TEX=$(PAPER) $(BIN)/python -m pytest tests/test_paper.py -k latex -p no:cacheprovider -rs
 
 clean:
 	rm -rf _build

@@ -11,7 +11,10 @@ one piece of the paper:
 ``datasets``    synthetic data, the Medical Cost data, the train/test split
 ``losses``      the test losses of Section 4
 ``validation``  the input domain the proofs assume
+``preprocessing`` mapping raw data into the domain with public bounds
 ``formatting``  numbers at the paper's precision
+``paper``       the published values of Tables 1-14 (for side-by-side display only)
+``reference``   the authors' raw outputs and their agreement with the paper
 """
 
 from .bounds import noise_scale, norm_bound, sensitivity_bound
@@ -21,6 +24,15 @@ from .losses import regularized_loss, test_losses, unregularized_loss
 from .mechanism import Calibration, calibrate, pdp_op, sample_l2_laplace, weighted_ridge
 from .profiles import DEFAULT_PROFILE, ProfileSpec, privacy_profile
 from .formatting import sci, sig
+from .preprocessing import DomainScaler, scale_labels, scale_to_domain
+from .paper import TABLES, bold_cells, caption, published_cells, published_table
+from .reference import (
+    agreement_summary,
+    compare_published_with_reference,
+    disagreements,
+    load_reference,
+    reference_table,
+)
 
 __version__ = "0.1.0"
 
@@ -44,4 +56,19 @@ __all__ = [
     "test_losses",
     "unregularized_loss",
     "regularized_loss",
+    "sci",
+    "sig",
+    "DomainScaler",
+    "scale_to_domain",
+    "scale_labels",
+    "TABLES",
+    "published_table",
+    "published_cells",
+    "caption",
+    "bold_cells",
+    "load_reference",
+    "reference_table",
+    "compare_published_with_reference",
+    "agreement_summary",
+    "disagreements",
 ]

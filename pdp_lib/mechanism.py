@@ -85,7 +85,8 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
     d = check_dimension(d)
     theorem = "3.1" if B is None else "3.2"
     B_used = norm_bound(lam, d) if B is None else check_positive(B, "B")
-    total = float(eps.sum())
+    with np.errstate(over="ignore"):
+        total = float(eps.sum())
     if not np.isfinite(total):
         raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, inf): "
                          f"the privacy levels overflow")

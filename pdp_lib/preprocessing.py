@@ -94,28 +94,31 @@ def _check_clip(clip) -> bool:
     return bool(clip)
 
 
-def _check_within(arr: np.ndarray, name: str, lower: np.ndarray, upper: np.ndarray,
-                  clip: bool, columns=None) -> np.ndarray:
+def _num(x) -> str:
+    """Short exact text of a bound: ``18`` for 18.0, ``16884.924`` as is."""
+    x = float(x)
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
+def _check_within(arr: np.ndarray, name: str, lower, upper, clip: bool, columns=None) -> np.ndarray:
     """Refuse NaN/inf always and values outside ``[lower, upper]`` unless ``clip``."""
-    nonfinite = ~np.isfinite(arr)
-    if nonfinite.any():
-        idx = _first_bad(nonfinite)
-        raise ValueError(f"{name}[{_fmt_idx(idx)}] = {float(arr[idx])!r} is not finite; "
-                         f"NaN and inf are refused (clip=True does not repair them)")
-    if clip:
-        return np.clip(arr, lower, upper)
-    outside = (arr < lower) | (arr > upper)
-    if outside.any():
-        idx = _first_bad(outside)
+    bad = ~np.isfinite(arr)
+    if not clip:
+        bad |= (arr < lower) | (arr > upper)
+    if bad.any():
+        idx = _first_bad(bad)
         j = idx[1] if isinstance(idx, tuple) else idx
         lo, hi = (lower[j], upper[j]) if arr.ndim == 2 else (lower, upper)
         col = f" (column {columns[j]!r})" if columns is not None and arr.ndim == 2 else ""
+        value = float(arr[idx])
+        remedy = ("NaN and inf are refused, also with clip=True" if not np.isfinite(value) else
+                  "widen the public bounds, or pass clip=True to clamp such values to them")
         raise ValueError(
-            f"{name}[{_fmt_idx(idx)}]{col} = {float(arr[idx])!r} is outside the allowed range "
-            f"[{float(lo):g}, {float(hi):g}] given by lower and upper; widen the public bounds, "
-            f"or pass clip=True to clamp such values to them"
+            f"{name}[{_fmt_idx(idx)}]{col} = {value!r} is outside the allowed range "
+            f"[{_num(lo)}, {_num(hi)}] given by lower and upper; {remedy}"
         )
-    return arr
+    return np.clip(arr, lower, upper) if clip else arr
 
 
 def scale_to_domain(X, lower, upper, *, clip=False) -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "check_features",
@@ -36,6 +37,16 @@ def _as_float_array(value, name: str) -> np.ndarray:
     """Convert ``value`` to a float array without copying user data in place."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be array-like of numbers, got {type(value).__name__}")
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        # Mixed column dtypes (float next to bool, e.g. after pandas.get_dummies) and nullable
+        # extension dtypes (Int64, Float64, boolean) turn into object arrays under np.asarray;
+        # read them column-wise instead, missing values becoming NaN (refused later, by index).
+        dtypes = list(value.dtypes) if isinstance(value, pd.DataFrame) else [value.dtype]
+        bad = [t for t in dtypes if not (pd.api.types.is_bool_dtype(t) or pd.api.types.is_numeric_dtype(t))
+               or pd.api.types.is_complex_dtype(t)]
+        if bad:
+            raise TypeError(f"{name} must contain real numbers, got dtype {bad[0]}")
+        return value.to_numpy(dtype=float, na_value=np.nan, copy=True)
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - exotic objects
@@ -61,7 +72,7 @@ def _fmt_idx(idx) -> str:
 
 
 def _check_interval(arr: np.ndarray, name: str, low: float, high: float,
-                    helper: str = "scale_to_domain") -> None:
+                    remedy: str = "scale_to_domain") -> None:
     bad = ~np.isfinite(arr) | (arr < low) | (arr > high)
     if bad.any():
         idx = _first_bad(bad)
@@ -69,7 +80,7 @@ def _check_interval(arr: np.ndarray, name: str, low: float, high: float,
             f"{name}[{_fmt_idx(idx)}] = "
             f"{float(arr[idx])!r} is outside the allowed range [{low:g}, {high:g}] "
             f"(the privacy guarantee assumes it; map the data into the domain first, "
-            f"e.g. with pdp_lib.preprocessing.{helper} and public bounds)"
+            f"e.g. with pdp_lib.preprocessing.{remedy} and public bounds)"
         )
 
 
@@ -109,7 +120,7 @@ def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} must have n >= 1 entries, got 0")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows; they must match")
-    _check_interval(arr, name, -1.0, 1.0, helper="scale_labels")
+    _check_interval(arr, name, -1.0, 1.0, remedy="scale_labels")
     return arr
 
 

@@ -1,0 +1,44 @@
+"""Tests of the number formatting used in every stored output (the paper's style)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pdp_lib import sci, sig
+
+
+@pytest.mark.parametrize("x, expected", [
+    (854.3, "8.54 × 10²"),
+    (9.78, "9.78"),
+    (0.00582, "5.82 × 10⁻³"),
+    (9.999, "1.00 × 10¹"),      # rounding carries across a decade
+    (0.99999, "1.00"),          # ... and down into [1, 10)
+    (1.0, "1.00"),
+    (3.81, "3.81"),
+    (460000.0, "4.60 × 10⁵"),
+    (0.53, "5.30 × 10⁻¹"),
+    (1.234e-12, "1.23 × 10⁻¹²"),
+    (1.0e10, "1.00 × 10¹⁰"),
+    (-854.3, "-8.54 × 10²"),
+    (0.0, "0"),
+    (np.float64(38.8), "3.88 × 10¹"),
+])
+def test_sci(x, expected):
+    assert sci(x) == expected
+
+
+def test_sci_digits():
+    assert sci(854.3, digits=2) == "8.5 × 10²"
+    assert sci(854.3, digits=4) == "8.543 × 10²"
+
+
+def test_sci_non_finite():
+    assert sci(float("inf")) == "inf"
+    assert sci(float("nan")) == "nan"
+
+
+@pytest.mark.parametrize("x, expected", [(854.3, "854"), (9.78, "9.78"), (0.00582, "0.00582"),
+                                         (9.999, "10"), (1234567.0, "1.23e+06")])
+def test_sig(x, expected):
+    assert sig(x) == expected
