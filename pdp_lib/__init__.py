@@ -13,6 +13,10 @@ one piece of the paper:
 ``validation``  the input domain the proofs assume
 ``preprocessing`` mapping raw data into the domain with public bounds
 ``formatting``  numbers at the paper's precision
+``moments``     exact mean and variance of the test losses over the privacy noise
+``baselines``   non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
+``experiments`` one vectorized engine for every table and figure; targets as data
+``report``      rebuilt tables and figures beside the published values
 ``paper``       the published values of Tables 1-14 (for side-by-side display only)
 ``reference``   the authors' raw outputs and their agreement with the paper
 """
@@ -25,6 +29,23 @@ from .mechanism import Calibration, calibrate, pdp_op, sample_l2_laplace, weight
 from .profiles import DEFAULT_PROFILE, ProfileSpec, privacy_profile
 from .formatting import sci, sig
 from .preprocessing import DomainScaler, scale_labels, scale_to_domain
+from .moments import (
+    LossMoments,
+    QuadraticLoss,
+    l2_laplace_norm_moments,
+    loss_moments,
+    sphere_quadratic_form_moments,
+)
+from .baselines import (
+    jorgensen,
+    jorgensen_keep_probabilities,
+    jorgensen_mask,
+    jorgensen_threshold,
+    least_squares,
+    non_personalized,
+    non_private_ridge,
+)
+from . import experiments
 from .paper import TABLES, bold_cells, caption, published_cells, published_table
 from .reference import (
     agreement_summary,
@@ -71,4 +92,17 @@ __all__ = [
     "compare_published_with_reference",
     "agreement_summary",
     "disagreements",
+    "LossMoments",
+    "QuadraticLoss",
+    "loss_moments",
+    "l2_laplace_norm_moments",
+    "sphere_quadratic_form_moments",
+    "non_personalized",
+    "jorgensen",
+    "jorgensen_threshold",
+    "jorgensen_keep_probabilities",
+    "jorgensen_mask",
+    "least_squares",
+    "non_private_ridge",
+    "experiments",
 ]

@@ -1,0 +1,216 @@
+r"""The baselines of Section 4: non-personalized DP, Jorgensen et al.'s sampling, non-private ridge.
+
+These are the single-run reference implementations (one draw per call, like
+:func:`pdp_lib.pdp_op`); the experiment engine (:mod:`pdp_lib.experiments`) computes the
+same estimators vectorized over runs and is tested against them.
+
+* **Non-personalized** (Section 4.1): Algorithm 1 run with every privacy level equal to
+  :math:`\varepsilon^* = \min_i \varepsilon_i`, i.e. uniform weights ``1/n`` and
+  ``eta = n eps* / c(lam)`` -- the output perturbation of Chaudhuri et al.
+* **Jorgensen et al.** (Section 4.2, "Experimental setup"): for a threshold ``t`` keep point
+  ``i`` with probability :math:`(e^{\varepsilon_i} - 1)/(e^t - 1)` if :math:`\varepsilon_i < t`
+  and 1 otherwise, then run the ``t``-DP non-personalized output perturbation on the kept
+  points (uniform weights ``1/k``, ``eta = k t / c(lam)`` for ``k`` kept points).  The paper
+  uses ``t = max_i eps_i`` ("Jorgensen max") and ``t = mean_i eps_i`` ("Jorgensen mean").
+* **Non-private**: ordinary least squares (the authors' "type1": ``lam = 0``, minimum-norm
+  least-squares solution) and ridge with uniform weights (their "type2").
+
+Here ``c(lam) = 2 sqrt(d) (1 + sqrt(d) B(lam)) / lam`` (:func:`pdp_lib.bounds.noise_scale`).
+Derived in the book's chapter *Exact loss moments* (``book/moments.ipynb``).
+
+**When Jorgensen keeps no point.**  The sample is then empty and the ridge objective reduces
+to :math:`\lambda\|\theta\|^2`, whose minimizer is :math:`\bar\theta = 0`; the mechanism
+returns :math:`\hat\theta = 0` without noise.  This is what the authors' code does (their
+``eta`` is ``t`` times the number of kept points, hence 0, which their code reads as "no
+noise").  It is private: the mask depends only on the public privacy levels, never on the
+data, so under the paper's neighbouring relation (Definition 2.2: replace one point) both
+neighbours produce the empty sample with the same probability, and the constant output 0
+reveals nothing about either.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bounds import noise_scale
+from .mechanism import _weighted_ridge, pdp_op
+from .validation import (
+    check_epsilons,
+    check_features,
+    check_labels,
+    check_positive,
+    check_rng,
+)
+
+__all__ = [
+    "non_personalized",
+    "jorgensen_threshold",
+    "jorgensen_keep_probabilities",
+    "jorgensen_mask",
+    "jorgensen",
+    "least_squares",
+    "non_private_ridge",
+]
+
+
+def non_personalized(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
+    r"""Non-personalized output perturbation at level :math:`\varepsilon^* = \min_i \varepsilon_i` (Section 4.1).
+
+    Algorithm 1 with the profile :math:`(\varepsilon^*, \dots, \varepsilon^*)`: uniform
+    weights ``1/n`` and ``eta = lam n eps* / (2 sqrt(d) (1 + sqrt(d) B(lam)))`` (Theorem 3.1;
+    Theorem 3.2 when ``B`` is given).  Every point gets ``eps*``-DP.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``.
+    y : array-like of shape (n,)
+        Labels in ``[-1, 1]``.
+    epsilons : array-like of shape (n,)
+        Privacy levels, finite and ``> 0``; only their minimum is used.
+    lam : float
+        ``lambda > 0``.
+    B : float, optional
+        Public bound of Assumption 3.1.
+    rng : None, int or numpy.random.Generator
+        Source of the privacy noise.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+    """
+    X = check_features(X)
+    n = X.shape[0]
+    y = check_labels(y, n)
+    eps = check_epsilons(epsilons, n)
+    return pdp_op(X, y, np.full(n, eps.min()), lam, B=B, rng=rng)
+
+
+def jorgensen_threshold(epsilons, kind="max") -> float:
+    """The threshold ``t`` of Jorgensen et al.: ``max`` or ``mean`` of the privacy levels (Section 4.2)."""
+    eps = check_epsilons(epsilons)
+    if kind == "max":
+        return float(eps.max())
+    if kind == "mean":
+        return float(eps.mean())
+    raise ValueError(f"kind = {kind!r} is not allowed; use 'max' or 'mean'")
+
+
+def jorgensen_keep_probabilities(epsilons, t) -> np.ndarray:
+    r"""Sampling probabilities :math:`\pi_i = (e^{\varepsilon_i} - 1)/(e^t - 1)` if :math:`\varepsilon_i < t`, else 1.
+
+    Section 4.2 ("Experimental setup"), after Jorgensen et al. (2015), Definition 9.
+    Computed with ``expm1`` so that small levels keep their relative precision.
+
+    Parameters
+    ----------
+    epsilons : array-like of shape (n,)
+        Privacy levels, finite and ``> 0``.
+    t : float
+        Threshold, finite and ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        Values in ``(0, 1]``.
+    """
+    eps = check_epsilons(epsilons)
+    t = check_positive(t, "t")
+    return np.where(eps < t, np.expm1(np.minimum(eps, t)) / np.expm1(t), 1.0)
+
+
+def jorgensen_mask(epsilons, t, rng=None) -> np.ndarray:
+    """One draw of Jorgensen's sample: a boolean mask, ``True`` for kept points.
+
+    Points with ``pi_i = 1`` (``eps_i >= t``) are always kept; each other point ``i`` is kept
+    when ``U_i < pi_i`` for independent uniforms ``U_i`` drawn from ``rng`` in index order,
+    one per such point (:func:`jorgensen_keep_probabilities`).
+    """
+    p = jorgensen_keep_probabilities(epsilons, t)
+    gen = check_rng(rng)
+    rand = p < 1.0
+    mask = np.ones(p.shape[0], dtype=bool)
+    mask[rand] = gen.random(int(rand.sum())) < p[rand]
+    return mask
+
+
+def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mask=False):
+    r"""Jorgensen et al.'s sample-then-perturb mechanism with output perturbation (Section 4.2).
+
+    Draws the sample with :func:`jorgensen_mask` (threshold ``t``), then runs
+    :func:`pdp_lib.pdp_op` on the ``k`` kept points with every level equal to ``t``: uniform
+    weights ``1/k`` and ``eta = lam k t / (2 sqrt(d) (1 + sqrt(d) B(lam)))``.  With no point
+    kept it returns ``0`` without noise (see the module docstring for why this is private).
+    The mask's uniforms are drawn from ``rng`` first, then the noise.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``.
+    y : array-like of shape (n,)
+        Labels in ``[-1, 1]``.
+    epsilons : array-like of shape (n,)
+        Privacy levels, finite and ``> 0``.
+    lam : float
+        ``lambda > 0``.
+    threshold : {'max', 'mean'} or float, default 'max'
+        ``t = max(eps)``, ``t = mean(eps)`` or an explicit ``t > 0``.
+    B : float, optional
+        Public bound of Assumption 3.1 (Theorem 3.2) for the base mechanism.
+    rng : None, int or numpy.random.Generator
+        Source of both the sampling and the noise.
+    return_mask : bool, default False
+        Also return the boolean mask of kept points.
+
+    Returns
+    -------
+    theta_hat : numpy.ndarray of shape (d,)
+    mask : numpy.ndarray of shape (n,), only when ``return_mask``
+    """
+    X = check_features(X)
+    n, d = X.shape
+    y = check_labels(y, n)
+    eps = check_epsilons(epsilons, n)
+    lam = check_positive(lam, "lam")
+    if isinstance(threshold, str):
+        t = jorgensen_threshold(eps, threshold)
+    else:
+        t = check_positive(threshold, "threshold")
+    gen = check_rng(rng)
+    mask = jorgensen_mask(eps, t, gen)
+    k = int(mask.sum())
+    if k == 0:
+        theta_hat = np.zeros(d)
+    else:
+        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=gen)
+    return (theta_hat, mask) if return_mask else theta_hat
+
+
+def least_squares(X, y) -> np.ndarray:
+    """Minimum-norm ordinary least squares (``lam = 0``; the authors' non-private "type1" column).
+
+    ``numpy.linalg.lstsq``: for rank-deficient ``X`` (the one-hot blocks plus intercept of the
+    Medical Cost data) every least-squares solution gives the same predictions on points
+    satisfying the same linear constraints, and the minimum-norm one is returned.
+    """
+    X = check_features(X)
+    y = check_labels(y, X.shape[0])
+    return np.linalg.lstsq(X, y, rcond=None)[0]
+
+
+def non_private_ridge(X, y, lam) -> np.ndarray:
+    r"""Ridge with uniform weights: :math:`\arg\min \frac1n\sum_i (y_i - \theta^\top x_i)^2 + \lambda\|\theta\|^2`.
+
+    Eq. (2) with ``w_i = 1/n`` and no noise (the authors' non-private "type2" column).
+    """
+    X = check_features(X)
+    n = X.shape[0]
+    y = check_labels(y, n)
+    lam = check_positive(lam, "lam")
+    return _weighted_ridge(X, y, np.full(n, 1.0 / n), lam)
+
+
+def _jorgensen_eta(lam: float, d: int, k, t: float, B=None):
+    """``eta = k t / c(lam)`` for ``k`` kept points (``inf`` -- no noise -- when ``k = 0``)."""
+    k = np.asarray(k, dtype=float)
+    return np.where(k > 0, k * t / noise_scale(lam, d, B), np.inf)

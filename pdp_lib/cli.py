@@ -1,0 +1,158 @@
+"""The command line: ``python -m pdp_lib reproduce TARGET [options]``.
+
+::
+
+    python -m pdp_lib reproduce TARGET [--runs N] [--seed S] [--replicates K]
+                                       [--format csv|markdown] [--out FILE]
+    TARGET: table-1 ... table-14 | figure-1 ... figure-18 | all
+
+``--format csv`` (the default) writes a long table with the header
+``param,column,value,low,high,paper`` (``DESIGN.md``); for ``all`` every row is preceded by
+a ``target`` column so that the rows of the 32 targets stay apart.  ``--format markdown``
+writes one Markdown table per target.  A progress bar goes to stderr; the table goes to
+stdout or ``FILE``.  Bad arguments exit with status 2 and a one-line message.
+
+The backend is :func:`pdp_lib.experiments.reproduce_many`; the engine is derived in the
+book's chapter *Exact loss moments* (``book/moments.ipynb``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+__all__ = ["main", "build_parser"]
+
+_TARGETS_HELP = "table-1 ... table-14 | figure-1 ... figure-18 | all"
+
+
+class _Exit(Exception):
+    def __init__(self, status: int, message: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and status 2 (no usage dump)."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise _Exit(2, f"{self.prog}: error: {message}")
+
+    def exit(self, status=0, message=None):
+        raise _Exit(status, (message or "").rstrip("\n"))
+
+
+def _positive_int(name):
+    def convert(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not an integer") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [1, inf)")
+        return value
+    return convert
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed = {text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed = {value} is outside the allowed range [0, inf)")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m pdp_lib``."""
+    parser = _Parser(prog="python -m pdp_lib",
+                     description="Rebuild the tables and figures of 'Personalized Differential "
+                                 "Privacy for Ridge Regression' (PDP-OP).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    rep = sub.add_parser("reproduce", help="rebuild a table or figure of the paper",
+                         description="Rebuild a table or figure of the paper, beside its published values.")
+    rep.add_argument("target", metavar="TARGET", help=_TARGETS_HELP)
+    rep.add_argument("--runs", type=_positive_int("--runs"), default=10_000,
+                     help="runs of the mechanisms per cell (default 10000, as in the paper)")
+    rep.add_argument("--seed", type=_seed, default=0, help="root seed of every draw (default 0)")
+    rep.add_argument("--replicates", type=_positive_int("--replicates"), default=1,
+                     help="independent draws of data, split and profile for the 2.5%%/97.5%% "
+                          "range (default 1: no range)")
+    rep.add_argument("--format", choices=("csv", "markdown"), default="csv",
+                     help="output format (default csv)")
+    rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
+    return parser
+
+
+def _targets(name: str):
+    from .experiments import TARGET_NAMES
+
+    if name == "all":
+        return list(TARGET_NAMES)
+    if name in TARGET_NAMES:
+        return [name]
+    raise _Exit(2, f"python -m pdp_lib reproduce: error: unknown TARGET {name!r}; "
+                   f"allowed: {_TARGETS_HELP}")
+
+
+def _fmt(x) -> str:
+    x = float(x)
+    return "" if math.isnan(x) else repr(x)
+
+
+def _render(tables: dict, fmt: str, with_target: bool) -> str:
+    from .experiments import OUTPUT_COLUMNS, to_markdown
+
+    if fmt == "markdown":
+        return "\n".join(to_markdown(name, table) for name, table in tables.items())
+    header = (["target"] if with_target else []) + list(OUTPUT_COLUMNS)
+    lines = [",".join(header)]
+    for name, table in tables.items():
+        for row in table.itertuples(index=False):
+            cells = [row.param, row.column] + [_fmt(getattr(row, c)) for c in ("value", "low", "high", "paper")]
+            lines.append(",".join(([name] if with_target else []) + cells))
+    return "\n".join(lines) + "\n"
+
+
+def _run(argv) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command != "reproduce":  # pragma: no cover - only one command
+        raise _Exit(2, f"python -m pdp_lib: error: unknown command {args.command!r}")
+    names = _targets(args.target)
+    if args.out is not None:  # fail before the computation, not after it
+        try:
+            with open(args.out, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
+                           f"{exc.strerror}") from None
+    from .experiments import reproduce_many
+
+    tables = reproduce_many(names, runs=args.runs, seed=args.seed, replicates=args.replicates,
+                            progress=True)
+    text = _render(tables, args.format, with_target=args.target == "all")
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.out, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
+                           f"{exc.strerror}") from None
+    return 0
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 on success, 2 on bad arguments)."""
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    except _Exit as exc:
+        if exc.message:
+            stream = sys.stdout if exc.status == 0 else sys.stderr
+            print(exc.message.splitlines()[0] if exc.status else exc.message, file=stream)
+        return exc.status

@@ -1,0 +1,202 @@
+"""Rebuild any table or figure of the paper: plan the draws, evaluate them once, assemble.
+
+:func:`reproduce` returns one target as a long table with the columns
+``param, column, value, low, high, paper`` (the command line's CSV, see ``DESIGN.md``) and a
+Monte Carlo standard error ``se``; :func:`reproduce_many` rebuilds several targets at once and
+evaluates each distinct configuration (data draw, training subset, profile) a single time,
+for all the ``lambda`` values the targets need.
+
+``value`` is the statistic the paper reports (mean over runs; standard deviation in Tables
+13-14 and the standard-deviation figures) for the draw made from ``seed``; ``low`` and
+``high`` are the 2.5% and 97.5% quantiles of ``value`` over ``replicates`` independent draws
+of data, split and profile (:mod:`pdp_lib.experiments.draws`; replicate 0 is the main draw),
+empty (NaN) when ``replicates == 1``; ``paper`` is the published value, from
+:mod:`pdp_lib.paper` when that module provides it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from ..validation import check_count
+from .draws import draw_data, draw_profile, mask_seed, training_points
+from .engine import evaluate_sweep
+from .specs import METHODS, get_target
+
+__all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
+
+OUTPUT_COLUMNS = ("param", "column", "value", "low", "high", "paper")
+
+
+def published_values(target: str) -> dict:
+    """Published values of ``target`` as ``{(param_label, column): value}`` (empty if unknown).
+
+    Reads :mod:`pdp_lib.paper` lazily and tolerates its absence.  Expected interface:
+    ``pdp_lib.paper.published(target)`` returning either such a mapping or a
+    :class:`pandas.DataFrame` with columns ``param, column, value``.
+    """
+    get_target(target)
+    try:
+        from .. import paper  # noqa: PLC0415 - optional module, imported lazily
+    except ImportError:
+        return {}
+    fn = getattr(paper, "published", None)
+    if fn is None:
+        return {}
+    try:
+        data = fn(target)
+    except (KeyError, ValueError, LookupError):
+        return {}
+    if data is None:
+        return {}
+    if isinstance(data, pd.DataFrame):
+        return {(str(p), str(c)): float(v) for p, c, v in
+                data[["param", "column", "value"]].itertuples(index=False)}
+    return {(str(p), str(c)): float(v) for (p, c), v in dict(data).items()}
+
+
+def _config_key(spec, value):
+    profile, fraction, lam = spec.point(value)
+    return (spec.dataset, profile, fraction), lam
+
+
+def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
+                   progress=False) -> dict:
+    """Rebuild several targets, sharing every draw and evaluation they have in common.
+
+    Parameters
+    ----------
+    targets : sequence of str
+        Names from :data:`pdp_lib.experiments.TARGET_NAMES`.
+    runs : int, default 10000
+        Runs per cell (the paper's 10,000); only the Jorgensen columns depend on it.
+    seed : int, default 0
+        Root of every random draw (:func:`pdp_lib.experiments.draws.seed_sequence`).
+    replicates : int, default 1
+        Independent draws of data, split and profile for the ``low``/``high`` quantiles.
+    replicate_runs : int, optional
+        Runs per cell for replicates 1, 2, ... (replicate 0, whose ``value`` is reported,
+        always uses ``runs``).  Fewer runs suffice where the Monte Carlo error of the
+        Jorgensen columns stays far below the spread between draws; ``None`` means ``runs``.
+    progress : bool, default False
+        Show a progress bar on stderr (the command line turns it on).
+
+    Returns
+    -------
+    dict of str -> pandas.DataFrame
+        One long table per target (see :func:`reproduce`).
+    """
+    specs = [get_target(t) for t in targets]
+    runs = check_count(runs, "runs")
+    seed = check_count(seed, "seed", minimum=0)
+    replicates = check_count(replicates, "replicates")
+    replicate_runs = runs if replicate_runs is None else check_count(replicate_runs, "replicate_runs")
+
+    needs = defaultdict(set)  # (dataset, profile, fraction) -> lambdas
+    for spec in specs:
+        for value in spec.sweep_values:
+            key, lam = _config_key(spec, value)
+            needs[key].add(lam)
+    configs = sorted(needs, key=lambda k: (k[0], k[2], repr(k[1])))
+
+    results = {}
+    bar = tqdm(total=len(configs) * replicates, disable=not progress, file=sys.stderr,
+               desc="reproduce", unit="config")
+    try:
+        for rep in range(replicates):
+            draws = {}
+            for key in configs:
+                dataset, profile, fraction = key
+                if dataset not in draws:
+                    draws[dataset] = draw_data(dataset, seed, rep)
+                draw = draws[dataset]
+                X, y = training_points(draw, fraction)
+                n = X.shape[0]
+                eps = draw_profile(draw, profile, n)
+                lams = sorted(needs[key])
+                res = evaluate_sweep(X, y, draw.X_test, draw.y_test, eps, lams,
+                                     runs=runs if rep == 0 else replicate_runs,
+                                     rng=mask_seed(draw, profile, n), methods=METHODS)
+                results[rep, key] = replace(res, kept={})  # keep only the statistics
+                bar.update(1)
+    finally:
+        bar.close()
+
+    tables = {}
+    for spec in specs:
+        paper = published_values(spec.name)
+        rows = []
+        for label, value in zip(spec.param_labels, spec.sweep_values):
+            key, lam = _config_key(spec, value)
+            per_rep = [results[rep, key] for rep in range(replicates)]
+            j = int(np.flatnonzero(per_rep[0].lams == lam)[0])
+            for column in spec.columns:
+                vals = np.array([r.statistic(column, spec.statistic)[j] for r in per_rep])
+                se = float(per_rep[0].standard_error(column, spec.statistic)[j])
+                if replicates > 1:
+                    low, high = np.quantile(vals, [0.025, 0.975])
+                else:
+                    low = high = np.nan
+                rows.append((label, column, float(vals[0]), float(low), float(high),
+                             paper.get((label, column), np.nan), se))
+        tables[spec.name] = pd.DataFrame(rows, columns=list(OUTPUT_COLUMNS) + ["se"])
+    return tables
+
+
+def reproduce(target, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
+              progress=False) -> pd.DataFrame:
+    """Rebuild one table or figure of the paper.
+
+    Parameters
+    ----------
+    target : str
+        ``"table-1"`` ... ``"table-14"`` or ``"figure-1"`` ... ``"figure-18"``.
+    runs, seed, replicates, replicate_runs, progress
+        As in :func:`reproduce_many`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``param, column, value, low, high, paper, se``: one row per printed sweep
+        value and column of the paper (``se`` is the Monte Carlo standard error of ``value``,
+        0 for the exact columns).
+    """
+    return reproduce_many([target], runs=runs, seed=seed, replicates=replicates,
+                          replicate_runs=replicate_runs, progress=progress)[target]
+
+
+_SWEEP_NAMES = {"lam": "λ", "eps_c": "ε_c", "eps_m": "ε_m", "f_c": "f_c", "fraction": "fraction of training set"}
+
+
+def to_markdown(target: str, table: pd.DataFrame) -> str:
+    """A Markdown (MyST) table of one rebuilt target: rebuilt value, range and published value.
+
+    ``table`` is the output of :func:`reproduce` for ``target`` (or a subset of its rows); each
+    cell reads ``value [low, high] (paper p)`` at three significant digits.
+    """
+    from ..formatting import sci
+
+    spec = get_target(target)
+    header = [_SWEEP_NAMES[spec.sweep]] + list(spec.columns)
+    lines = [f"**{target}** ({spec.statistic} over runs): {spec.caption}", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    present = set(table["param"])
+    for label in (p for p in spec.param_labels if p in present):
+        cells = [label]
+        for column in spec.columns:
+            row = table[(table["param"] == label) & (table["column"] == column)].iloc[0]
+            text = sci(row["value"])
+            if np.isfinite(row["low"]):
+                text += f" [{sci(row['low'])}, {sci(row['high'])}]"
+            if np.isfinite(row["paper"]):
+                text += f" (paper {sci(row['paper'])})"
+            cells.append(text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,110 @@
+"""Tests of the command line ``python -m pdp_lib reproduce ...``."""
+
+import csv
+import io
+import subprocess
+import sys
+
+import pytest
+
+from pdp_lib.cli import main
+
+HEADER = "param,column,value,low,high,paper"
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "pdp_lib", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_module_entry_point_writes_the_csv_table():
+    proc = _run("reproduce", "table-9", "--runs", "20", "--seed", "3")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == HEADER
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert len(rows) == 6 * 4
+    assert rows[0]["param"] == "0.1" and rows[0]["column"] == "unreg_pdp_op"
+    assert rows[0]["low"] == "" and rows[0]["high"] == ""
+    assert float(rows[0]["value"]) > 0
+    assert "Traceback" not in proc.stderr
+
+
+def test_same_seed_same_output(capsys):
+    assert main(["reproduce", "table-10", "--runs", "10", "--seed", "1"]) == 0
+    first = capsys.readouterr().out
+    assert main(["reproduce", "table-10", "--runs", "10", "--seed", "1"]) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_replicates_fill_low_and_high(capsys):
+    assert main(["reproduce", "table-9", "--runs", "10", "--replicates", "2"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert all(r["low"] != "" and r["high"] != "" for r in rows)
+    assert all(float(r["low"]) <= float(r["high"]) for r in rows)
+
+
+def test_figure_has_no_paper_values(capsys):
+    assert main(["reproduce", "figure-7", "--runs", "10"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and all(r["paper"] == "" for r in rows)
+    assert {r["column"] for r in rows} >= {"unreg_jorgensen_max", "reg_jorgensen_mean"}
+
+
+def test_markdown_and_out_file(tmp_path, capsys):
+    out = tmp_path / "t9.md"
+    assert main(["reproduce", "table-9", "--runs", "10", "--format", "markdown", "--out", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    text = out.read_text()
+    assert text.startswith("**table-9**")
+    assert "| f_c | unreg_pdp_op |" in text
+    assert "(paper 9.02 × 10⁻³)" in text
+
+
+def test_progress_bar_goes_to_stderr_only(capsys):
+    assert main(["reproduce", "table-9", "--runs", "5"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(HEADER)
+    assert "config" in captured.err  # the progress bar
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["reproduce", "table-15"], "unknown TARGET 'table-15'"),
+        (["reproduce", "figure-0"], "unknown TARGET"),
+        (["reproduce", "table-1", "--runs", "0"], "--runs = 0 is outside the allowed range [1, inf)"),
+        (["reproduce", "table-1", "--runs", "many"], "--runs"),
+        (["reproduce", "table-1", "--replicates", "0"], "--replicates = 0 is outside"),
+        (["reproduce", "table-1", "--seed", "-1"], "--seed"),
+        (["reproduce", "table-1", "--format", "xml"], "--format"),
+        (["reproduce"], "TARGET"),
+        (["replay", "table-1"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_bad_arguments_through_the_interpreter():
+    proc = _run("reproduce", "table-99", "--runs", "5")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_unwritable_out_exits_2(tmp_path, capsys):
+    target = tmp_path / "missing-dir" / "x.csv"
+    assert main(["reproduce", "table-9", "--runs", "5", "--out", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0]
+
+
+def test_help_exits_0(capsys):
+    assert main(["reproduce", "--help"]) == 0
+    assert "TARGET" in capsys.readouterr().out
