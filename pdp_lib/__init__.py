@@ -6,7 +6,9 @@ one piece of the paper:
 
 ``mechanism``   Algorithm 1, eq. (2), Remark 3.1, Theorems 3.1/3.2
 ``estimator``   the scikit-learn style estimator around Algorithm 1
-``bounds``      Lemma A.1 (B(lambda)), Theorem A.4 (per-point sensitivity)
+``bounds``      Lemma A.1 (B(lambda)), Theorem A.4 (per-point sensitivity), noise-norm tails
+``audit``       worst neighbours, realized privacy loss, black-box audits (Lemma A.5)
+``accuracy``    the accuracy bound of Theorem 3.3 and its simulation
 ``profiles``    the privacy profiles of Section 4
 ``datasets``    synthetic data, the Medical Cost data, the train/test split
 ``losses``      the test losses of Section 4
@@ -21,7 +23,17 @@ one piece of the paper:
 ``reference``   the authors' raw outputs and their agreement with the paper
 """
 
-from .bounds import noise_scale, norm_bound, sensitivity_bound
+from .bounds import (
+    noise_norm_chebyshev,
+    noise_norm_quantile,
+    noise_scale,
+    norm_bound,
+    sensitivity_bound,
+    sharp_norm_bound,
+)
+from . import accuracy, audit
+from .accuracy import accuracy_bound, simulate_accuracy
+from .audit import realized_privacy_loss, threshold_audit, worst_neighbour, worst_neighbours
 from .datasets import load_medical_cost, make_synthetic, train_test_split, training_subset
 from .estimator import PersonalizedRidge
 from .losses import regularized_loss, test_losses, unregularized_loss
@@ -67,6 +79,17 @@ __all__ = [
     "norm_bound",
     "noise_scale",
     "sensitivity_bound",
+    "sharp_norm_bound",
+    "noise_norm_chebyshev",
+    "noise_norm_quantile",
+    "audit",
+    "accuracy",
+    "accuracy_bound",
+    "simulate_accuracy",
+    "worst_neighbour",
+    "worst_neighbours",
+    "realized_privacy_loss",
+    "threshold_audit",
     "ProfileSpec",
     "DEFAULT_PROFILE",
     "privacy_profile",

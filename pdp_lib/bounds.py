@@ -1,16 +1,29 @@
-"""Deterministic bounds of the privacy analysis (paper, Appendix A.1).
+"""Deterministic bounds of the privacy and accuracy analysis (paper, Appendix A).
 
-Derived step by step in the book's chapter *Sensitivity and privacy*; the
-mechanism (:mod:`pdp_lib.mechanism`) calibrates its noise from these bounds.
+Lemma A.1 (the norm of the weighted ridge solution), Theorem A.4 (per-point
+sensitivity) and the noise factor of Theorems 3.1/3.2, the exact supremum that
+sharpens Lemma A.1, and the tail quantities of the noise norm used in the proof
+of Theorem 3.3.  Derived step by step in the book's chapters *Sensitivity of
+the weighted ridge solution* (``book/sensitivity.ipynb``) and *Accuracy of
+PDP-OP* (``book/accuracy.ipynb``); the mechanism (:mod:`pdp_lib.mechanism`)
+calibrates its noise from these bounds.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
-from .validation import check_dimension, check_epsilons, check_positive, check_weights
+from .validation import check_dimension, check_fraction, check_positive, check_weights
 
-__all__ = ["norm_bound", "sensitivity_bound", "noise_scale"]
+__all__ = [
+    "norm_bound",
+    "sensitivity_bound",
+    "noise_scale",
+    "sharp_norm_bound",
+    "noise_norm_chebyshev",
+    "noise_norm_quantile",
+]
 
 
 def norm_bound(lam, d) -> float:
@@ -20,7 +33,9 @@ def norm_bound(lam, d) -> float:
     (``x_i in [0,1]^d``, ``y_i in [-1,1]``) and any weights summing to one, the
     weighted ridge solution of eq. (2) satisfies
     ``||theta_bar|| <= 1/sqrt(lam)`` and ``||theta_bar|| <= sqrt(d)/lam``.
-    The two bounds cross at ``lam = d``.
+    The two bounds cross at ``lam = d``.  Proved in the book's chapter
+    *Sensitivity of the weighted ridge solution* (``book/sensitivity.ipynb``),
+    where :func:`sharp_norm_bound` gives the exact supremum.
 
     Parameters
     ----------
@@ -35,7 +50,8 @@ def norm_bound(lam, d) -> float:
     """
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
-    return min(1.0 / np.sqrt(lam), np.sqrt(d) / lam)
+    with np.errstate(over="ignore", divide="ignore"):  # subnormal lam: inf, refused by calibrate
+        return float(min(1.0 / np.sqrt(lam), np.sqrt(d) / lam))
 
 
 def noise_scale(lam, d, B=None) -> float:
@@ -45,18 +61,24 @@ def noise_scale(lam, d, B=None) -> float:
     ``w_i * c`` (Theorem A.4), so ``eta = sum(epsilon) / c`` gives every point
     ``eta * w_i * c = epsilon_i`` (Theorems 3.1 and 3.2).  ``B`` defaults to
     :func:`norm_bound` (Theorem 3.1); an explicit ``B`` gives Theorem 3.2.
+    Derived in the book's chapters *Sensitivity of the weighted ridge solution*
+    (``book/sensitivity.ipynb``) and *Privacy of PDP-OP* (``book/privacy.ipynb``).
     """
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
     B = norm_bound(lam, d) if B is None else check_positive(B, "B")
-    return 2.0 * np.sqrt(d) * (1.0 + np.sqrt(d) * B) / lam
+    with np.errstate(over="ignore", divide="ignore"):  # subnormal lam: inf, refused by calibrate
+        return float(2.0 * np.sqrt(d) * (1.0 + np.sqrt(d) * B) / lam)
 
 
 def sensitivity_bound(weights, lam, d, B=None) -> np.ndarray:
     r"""Per-point sensitivity bound :math:`\Delta_i \le 2\sqrt{d}\,w_i(\sqrt{d}B + 1)/\lambda`.
 
     Theorem A.4 of the paper: for ``i``-neighbouring datasets ``D, D'`` in the
-    domain, ``||theta_bar(D) - theta_bar(D')||_2 <= Delta_i``.
+    domain, ``||theta_bar(D) - theta_bar(D')||_2 <= Delta_i``.  The proof
+    (Lemma A.3 applied at ``theta_bar(D)``) only uses ``||theta_bar(D)|| <= B``
+    for the first dataset of the pair.  Derived in the book's chapter
+    *Sensitivity of the weighted ridge solution* (``book/sensitivity.ipynb``).
 
     Parameters
     ----------
@@ -75,3 +97,95 @@ def sensitivity_bound(weights, lam, d, B=None) -> np.ndarray:
     """
     w = check_weights(weights)
     return w * noise_scale(lam, d, B)
+
+
+def sharp_norm_bound(lam, d) -> float:
+    r"""The exact supremum of :math:`\|\bar\theta\|_2` over the domain (sharpens Lemma A.1).
+
+    .. math::
+
+        B^\star(\lambda) = \sup \|\bar\theta\|_2 =
+        \begin{cases} \dfrac{1}{2\sqrt{\lambda}} & \lambda \le d,\\[1ex]
+                       \dfrac{\sqrt{d}}{d + \lambda} & \lambda \ge d,\end{cases}
+
+    the supremum running over every ``n``, every weight vector summing to one and
+    every dataset with ``x_i in [0,1]^d``, ``y_i in [-1,1]``.  With
+    ``M = W^{1/2} X`` and singular values ``s_k <= sqrt(d)``,
+    ``||theta_bar|| <= max_k s_k / (s_k^2 + lam) * ||W^{1/2} y||`` and
+    ``||W^{1/2} y|| <= 1``; a single point with ``||x|| = min(sqrt(lam), sqrt(d))``
+    and ``y = 1`` attains it.  ``B*(lam) <= B(lam) <= 2 B*(lam)``: the paper's
+    bound is loose by a factor between 1 and 2 (exactly 2 for ``lam <= d``).
+    Proved in the book's chapter *Sensitivity of the weighted ridge solution*
+    (``book/sensitivity.ipynb``).
+
+    Parameters
+    ----------
+    lam : float
+        ``lambda > 0``.
+    d : int
+        ``d >= 1``.
+
+    Returns
+    -------
+    float
+    """
+    lam = check_positive(lam, "lam")
+    d = check_dimension(d)
+    if lam <= d:
+        return float(0.5 / np.sqrt(lam))
+    return float(np.sqrt(d) / (d + lam))
+
+
+def noise_norm_chebyshev(eta, d, delta) -> float:
+    r"""The radius :math:`(d + \sqrt{2d/\delta})/\eta` that the proof of Theorem 3.3 gives for :math:`\|Z\|`.
+
+    ``||Z|| ~ Gamma(d, rate eta)`` (Remark 3.1) has mean ``d/eta`` and variance
+    ``d/eta^2``; Chebyshev's inequality with ``k = sqrt(2/delta)`` standard
+    deviations gives ``P[||Z|| >= (d + sqrt(2d/delta))/eta] <= delta/2``
+    (Appendix A.2).  Compare :func:`noise_norm_quantile`, the exact value.
+    Checked in the book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``).
+
+    Parameters
+    ----------
+    eta : float
+        ``eta > 0``.
+    d : int
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+    """
+    eta = check_positive(eta, "eta")
+    d = check_dimension(d)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    return float((d + np.sqrt(2.0 * d / delta)) / eta)
+
+
+def noise_norm_quantile(eta, d, prob) -> float:
+    r"""The exact ``prob``-quantile of :math:`\|Z\|_2` for the noise of Algorithm 1.
+
+    ``Z`` has density :math:`\propto e^{-\eta\|z\|_2}` on :math:`\mathbb{R}^d`.
+
+    ``||Z||`` is Gamma with shape ``d`` and scale ``1/eta`` (Remark 3.1), so this
+    is ``scipy.stats.gamma.ppf(prob, d, scale=1/eta)``.  At ``prob = 1 - delta/2``
+    it is the smallest radius that the proof of Theorem 3.3 could use in place
+    of :func:`noise_norm_chebyshev`.
+
+    Parameters
+    ----------
+    eta : float
+        ``eta > 0``.
+    d : int
+    prob : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+    """
+    eta = check_positive(eta, "eta")
+    d = check_dimension(d)
+    prob = check_fraction(prob, "prob", closed_low=False, closed_high=False)
+    return float(stats.gamma.ppf(prob, d, scale=1.0 / eta))

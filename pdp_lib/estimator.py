@@ -34,9 +34,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     lam : float, default 1.0
         Ridge parameter ``lambda > 0`` of eq. (2).
     B : float or None, default None
-        Public bound of Assumption 3.1 on ``||theta_bar_0||`` (Theorem 3.2).  It
-        must hold for every dataset the estimator may be fitted on, not just the
-        one at hand; a bound read off the data voids the guarantee.
+        A public bound on the norm of the least-norm minimizer of the unregularized
+        weighted loss (Assumption 3.1, Theorem 3.2), fixed before the data are seen
+        and valid for every dataset the estimator may be fitted on, including every
+        neighbour of yours; a ``B`` computed from the data voids the guarantee (see
+        :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
 

@@ -59,11 +59,9 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
 
     with ``B = B(lambda) = min(1/sqrt(lam), sqrt(d)/lam)`` (Theorem 3.1) when
     ``B`` is None, and the given ``B`` otherwise (Theorem 3.2).  Derived in the
-    book's chapters *The PDP-OP mechanism* and *Sensitivity and privacy*.
-
-    Theorem 3.2 needs ``B`` to bound ``||theta_bar_0||`` for *every* dataset the
-    mechanism may be run on (and its neighbours), not only for the data at
-    hand: a ``B`` read off the data does not give the guarantee.
+    book's chapters *The PDP-OP mechanism* (``book/mechanism.ipynb``), *Sensitivity
+    of the weighted ridge solution* (``book/sensitivity.ipynb``) and *Privacy of
+    PDP-OP* (``book/privacy.ipynb``).
 
     Parameters
     ----------
@@ -74,7 +72,17 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
     d : int
         Feature dimension ``d >= 1``.
     B : float, optional
-        Public bound on ``||theta_bar||`` (Assumption 3.1), finite and ``> 0``.
+        A public bound on the norm of the least-norm minimizer of the
+        *unregularized* weighted loss (Assumption 3.1), fixed before the data are
+        seen and valid for every dataset the mechanism may be run on, including
+        every dataset that differs from yours in one record.  It then bounds
+        ``||theta_bar||`` for all of them (ridge shrinks) and Theorem 3.2 applies.
+        Do not compute ``B`` from the data you are protecting: a data-dependent
+        ``B`` makes the noise scale data-dependent and the privacy loss unbounded,
+        and a ``B`` that some neighbouring dataset exceeds voids the guarantee
+        (book chapter *Privacy of PDP-OP*).  When no such bound is known, leave
+        ``B=None`` (Theorem 3.1), or use ``pdp_lib.bounds.sharp_norm_bound(lam, d)``,
+        the exact supremum of ``||theta_bar||`` over the domain.
 
     Returns
     -------
@@ -168,6 +176,14 @@ def sample_l2_laplace(eta, d, size=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray
         Shape ``(d,)`` when ``size`` is None, else ``(size, d)``.
+    Notes
+    -----
+    The privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the
+    real numbers.  The noise is drawn in double precision; floating-point samplers
+    can leak through the least significant bits of their output (Mironov, CCS
+    2012), and no defence such as the snapping mechanism is implemented.  Do not
+    release outputs to an adversary who can exploit the exact bit pattern without
+    rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
     """
     eta = check_positive(eta, "eta")
     d = check_dimension(d)
@@ -208,7 +224,17 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     lam : float
         ``lambda > 0``.
     B : float, optional
-        Public bound of Assumption 3.1 (Theorem 3.2); see :func:`calibrate`.
+        A public bound on the norm of the least-norm minimizer of the
+        *unregularized* weighted loss (Assumption 3.1), fixed before the data are
+        seen and valid for every dataset the mechanism may be run on, including
+        every dataset that differs from yours in one record.  It then bounds
+        ``||theta_bar||`` for all of them (ridge shrinks) and Theorem 3.2 applies.
+        Do not compute ``B`` from the data you are protecting: a data-dependent
+        ``B`` makes the noise scale data-dependent and the privacy loss unbounded,
+        and a ``B`` that some neighbouring dataset exceeds voids the guarantee
+        (book chapter *Privacy of PDP-OP*).  When no such bound is known, leave
+        ``B=None`` (Theorem 3.1), or use ``pdp_lib.bounds.sharp_norm_bound(lam, d)``,
+        the exact supremum of ``||theta_bar||`` over the domain.
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
 
@@ -216,6 +242,14 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (d,)
         The private estimate ``theta_hat``.
+    Notes
+    -----
+    The privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the
+    real numbers.  The noise is drawn in double precision; floating-point samplers
+    can leak through the least significant bits of their output (Mironov, CCS
+    2012), and no defence such as the snapping mechanism is implemented.  Do not
+    release outputs to an adversary who can exploit the exact bit pattern without
+    rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
     """
     X = check_features(X)
     n, d = X.shape

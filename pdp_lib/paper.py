@@ -8,6 +8,10 @@ tables are numbered 1..14 in their order of appearance in the LaTeX source
 (Tables 1-4 in Section 4, Tables 5-12 in Appendix "Additional Experiments",
 Tables 13-14 at the end of the appendix); each entry cites its ``\\label`` and
 the line of ``paper.tex`` where its ``table`` environment begins.
+Shown beside the rebuilt tables in the book's chapters *PDP-OP against standard
+DP*, *PDP-OP against Jorgensen et al.*, *Variability of the test loss* and *How much
+does a number move? Errata and claims* (``book/standard_dp.ipynb``,
+``book/jorgensen.ipynb``, ``book/variability.ipynb``, ``book/errata.ipynb``).
 
 Each cell keeps both forms the paper prints: the text (``"8.54 × 10²"``, in the
 format of :func:`pdp_lib.formatting.sci`) and the number it denotes, as a

@@ -6,6 +6,10 @@ Eight of those files ship inside the package (``pdp_lib/data/reference/``, with
 the licence notice and ``PROVENANCE.md``).  This module loads them, picks out,
 for each published cell of Tables 1-14 (:mod:`pdp_lib.paper`), the raw value the
 authors' file holds for the same configuration, and compares the two.
+Shown beside the rebuilt tables in the book's chapters *PDP-OP against standard
+DP*, *PDP-OP against Jorgensen et al.*, *Variability of the test loss* and *How much
+does a number move? Errata and claims* (``book/standard_dp.ipynb``,
+``book/jorgensen.ipynb``, ``book/variability.ipynb``, ``book/errata.ipynb``).
 
 What the comparison finds (pinned by ``tests/test_reference.py``):
 

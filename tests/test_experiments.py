@@ -253,7 +253,8 @@ def test_reproduce_shape_determinism_and_paper_column():
     a = reproduce("table-9", runs=40, seed=5)
     b = reproduce("table-9", runs=40, seed=5)
     c = reproduce("table-9", runs=40, seed=6)
-    assert list(a.columns) == ["param", "column", "value", "low", "high", "paper", "se"]
+    assert list(a.columns) == ["param", "column", "value", "low", "high", "paper", "se",
+                               "low_draws", "high_draws"]
     assert len(a) == 6 * 4
     assert a.equals(b)
     assert not np.allclose(a["value"], c["value"])
@@ -295,6 +296,39 @@ def test_replicates_give_a_range():
     assert np.isfinite(df["low"]).all() and np.isfinite(df["high"]).all()
     assert (df["low"] <= df["high"]).all()
     assert (df["high"] > df["low"]).any()
+
+
+def test_replicate_runs_leave_the_reported_draw_unchanged():
+    full = reproduce("table-4", runs=60, seed=3, replicates=3)
+    cheap = reproduce("table-4", runs=60, seed=3, replicates=3, replicate_runs=5)
+    assert np.array_equal(full["value"], cheap["value"])            # replicate 0 always uses `runs`
+    exact = full["column"].str.contains("pdp_op|non_private")
+    # exact columns do not depend on the number of runs at all, so their bands agree too
+    assert np.allclose(full.loc[exact, "low"], cheap.loc[exact, "low"], rtol=1e-12)
+    jorg = ~exact
+    assert not np.allclose(full.loc[jorg, "low"], cheap.loc[jorg, "low"])
+
+
+def test_paper_runs_widen_the_band_by_the_monte_carlo_error():
+    base = reproduce("table-2", runs=10, seed=8, replicates=6)
+    mc = reproduce("table-2", runs=10, seed=8, replicates=6, paper_runs=100)
+    assert np.array_equal(base["value"], mc["value"])
+    assert np.array_equal(mc["low_draws"], base["low"]) and np.array_equal(mc["high_draws"], base["high"])
+    # with 100 runs the Monte Carlo error of a mean (std ~ mean) is ~10%: the band must move
+    assert not np.allclose(mc["low"], base["low"])
+    again = reproduce("table-2", runs=10, seed=8, replicates=6, paper_runs=100)
+    assert again.equals(mc)
+
+
+def test_fixed_split_keeps_the_papers_medical_cost_split():
+    from pdp_lib.experiments.draws import SPLIT_SEED
+
+    assert draw_data("medical_cost", 4, 3, vary_split=False).split_seed == SPLIT_SEED
+    assert draw_data("medical_cost", 4, 3).split_seed != SPLIT_SEED
+    df = reproduce("table-2", runs=10, seed=4, replicates=3, vary_split=False)
+    non_private = df[df.column == "unreg_non_private"]
+    # the non-private loss depends on the split only: fixed split, zero-width band
+    assert np.allclose(non_private["low"], non_private["high"], rtol=1e-12)
 
 
 def test_reproduce_rejects_bad_arguments():

@@ -113,12 +113,15 @@ def _int_seed(seq: np.random.SeedSequence) -> int:
     return int(seq.generate_state(1, dtype=np.uint32)[0])
 
 
-def draw_data(dataset: str, seed: int, replicate: int = 0) -> DataDraw:
+def draw_data(dataset: str, seed: int, replicate: int = 0, vary_split: bool = True) -> DataDraw:
     """Draw the data and the 80/20 split of ``dataset`` for replicate ``replicate``.
 
     ``"synthetic"``: :func:`pdp_lib.make_synthetic` with ``n = 100, d = 30, sigma = 0`` from
     the stream ``(0, replicate, 0)``, split with seed 21.  ``"medical_cost"``: the full data;
     split seed 21 for replicate 0, else a seed drawn from the stream ``(1, replicate, 1)``.
+    With ``vary_split=False`` every replicate keeps the paper's split (seed 21) and training
+    subsets, so that only the privacy profile and the noise vary, as they did between the
+    paper's run and this one.
     """
     ds = _dataset_id(dataset)
     replicate = check_count(replicate, "replicate", minimum=0)
@@ -129,7 +132,7 @@ def draw_data(dataset: str, seed: int, replicate: int = 0) -> DataDraw:
         split_seed = subset_seed = SPLIT_SEED
     else:
         X, y = _medical_arrays()
-        if replicate == 0:
+        if replicate == 0 or not vary_split:
             split_seed = subset_seed = SPLIT_SEED
         else:
             split_seed = _int_seed(seed_sequence(seed, ds, replicate, _PART_SPLIT))

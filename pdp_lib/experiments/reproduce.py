@@ -25,9 +25,9 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..validation import check_count
-from .draws import draw_data, draw_profile, mask_seed, training_points
+from .draws import draw_data, draw_profile, mask_seed, seed_sequence, training_points
 from .engine import evaluate_sweep
-from .specs import METHODS, get_target
+from .specs import METHODS, TARGET_NAMES, get_target
 
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
 
@@ -67,7 +67,7 @@ def _config_key(spec, value):
 
 
 def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
-                   progress=False) -> dict:
+                   paper_runs=None, vary_split=True, progress=False) -> dict:
     """Rebuild several targets, sharing every draw and evaluation they have in common.
 
     Parameters
@@ -84,25 +84,41 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
         Runs per cell for replicates 1, 2, ... (replicate 0, whose ``value`` is reported,
         always uses ``runs``).  Fewer runs suffice where the Monte Carlo error of the
         Jorgensen columns stays far below the spread between draws; ``None`` means ``runs``.
+    paper_runs : int, optional
+        When given, ``low``/``high`` describe what a ``paper_runs``-run Monte Carlo estimate
+        (the paper's procedure) would print: each replicate's value plus a Gaussian draw with
+        that estimate's standard error (``std / sqrt(paper_runs)`` for means; the
+        normal-theory ``std / sqrt(2 paper_runs)`` for standard deviations).  The band over
+        draws alone is always returned as ``low_draws``/``high_draws``.  ``None`` (the command
+        line's default) makes the two bands equal.
+    vary_split : bool, default True
+        Redraw the Medical Cost split and training subsets in replicates 1, 2, ...; with
+        ``False`` they keep the paper's (seed 21), so the band shows only what differed between
+        the paper's run and this one: the privacy profile and the noise.
     progress : bool, default False
         Show a progress bar on stderr (the command line turns it on).
 
     Returns
     -------
     dict of str -> pandas.DataFrame
-        One long table per target (see :func:`reproduce`).
+        One long table per target (see :func:`reproduce`) with the extra columns
+        ``low_draws`` and ``high_draws``.
     """
     specs = [get_target(t) for t in targets]
     runs = check_count(runs, "runs")
     seed = check_count(seed, "seed", minimum=0)
     replicates = check_count(replicates, "replicates")
     replicate_runs = runs if replicate_runs is None else check_count(replicate_runs, "replicate_runs")
+    if paper_runs is not None:
+        paper_runs = check_count(paper_runs, "paper_runs")
 
     needs = defaultdict(set)  # (dataset, profile, fraction) -> lambdas
+    methods_needed = defaultdict(set)  # (dataset, profile, fraction) -> methods of the columns shown
     for spec in specs:
         for value in spec.sweep_values:
             key, lam = _config_key(spec, value)
             needs[key].add(lam)
+            methods_needed[key].update(c.partition("_")[2] for c in spec.columns)
     configs = sorted(needs, key=lambda k: (k[0], k[2], repr(k[1])))
 
     results = {}
@@ -114,7 +130,7 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
             for key in configs:
                 dataset, profile, fraction = key
                 if dataset not in draws:
-                    draws[dataset] = draw_data(dataset, seed, rep)
+                    draws[dataset] = draw_data(dataset, seed, rep, vary_split=vary_split)
                 draw = draws[dataset]
                 X, y = training_points(draw, fraction)
                 n = X.shape[0]
@@ -122,7 +138,8 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
                 lams = sorted(needs[key])
                 res = evaluate_sweep(X, y, draw.X_test, draw.y_test, eps, lams,
                                      runs=runs if rep == 0 else replicate_runs,
-                                     rng=mask_seed(draw, profile, n), methods=METHODS)
+                                     rng=mask_seed(draw, profile, n),
+                                     methods=tuple(m for m in METHODS if m in methods_needed[key]))
                 results[rep, key] = replace(res, kept={})  # keep only the statistics
                 bar.update(1)
     finally:
@@ -140,24 +157,34 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
                 vals = np.array([r.statistic(column, spec.statistic)[j] for r in per_rep])
                 se = float(per_rep[0].standard_error(column, spec.statistic)[j])
                 if replicates > 1:
-                    low, high = np.quantile(vals, [0.025, 0.975])
+                    low_d, high_d = np.quantile(vals, [0.025, 0.975])
+                    low, high = low_d, high_d
+                    if paper_runs is not None:
+                        sds = np.array([r.std[column][j] for r in per_rep])
+                        scale = np.sqrt(paper_runs if spec.statistic == "mean" else 2 * paper_runs)
+                        key = (TARGET_NAMES.index(spec.name), spec.param_labels.index(label),
+                               spec.columns.index(column))
+                        # the paper's Monte Carlo error: one stream per target and cell
+                        xi = np.random.default_rng(seed_sequence(seed, 7, *key)).standard_normal(replicates)
+                        low, high = np.quantile(vals + sds / scale * xi, [0.025, 0.975])
                 else:
-                    low = high = np.nan
+                    low = high = low_d = high_d = np.nan
                 rows.append((label, column, float(vals[0]), float(low), float(high),
-                             paper.get((label, column), np.nan), se))
-        tables[spec.name] = pd.DataFrame(rows, columns=list(OUTPUT_COLUMNS) + ["se"])
+                             paper.get((label, column), np.nan), se, float(low_d), float(high_d)))
+        tables[spec.name] = pd.DataFrame(
+            rows, columns=list(OUTPUT_COLUMNS) + ["se", "low_draws", "high_draws"])
     return tables
 
 
 def reproduce(target, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
-              progress=False) -> pd.DataFrame:
+              paper_runs=None, vary_split=True, progress=False) -> pd.DataFrame:
     """Rebuild one table or figure of the paper.
 
     Parameters
     ----------
     target : str
         ``"table-1"`` ... ``"table-14"`` or ``"figure-1"`` ... ``"figure-18"``.
-    runs, seed, replicates, replicate_runs, progress
+    runs, seed, replicates, replicate_runs, paper_runs, vary_split, progress
         As in :func:`reproduce_many`.
 
     Returns
@@ -168,7 +195,8 @@ def reproduce(target, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
         0 for the exact columns).
     """
     return reproduce_many([target], runs=runs, seed=seed, replicates=replicates,
-                          replicate_runs=replicate_runs, progress=progress)[target]
+                          replicate_runs=replicate_runs, paper_runs=paper_runs,
+                          vary_split=vary_split, progress=progress)[target]
 
 
 _SWEEP_NAMES = {"lam": "λ", "eps_c": "ε_c", "eps_m": "ε_m", "f_c": "f_c", "fraction": "fraction of training set"}

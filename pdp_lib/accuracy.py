@@ -1,0 +1,277 @@
+r"""Accuracy of PDP-OP (Theorem 3.3): the bound term by term, a sharper bound, and a simulation.
+
+Under Assumption 3.2 (``y_i = x_i^T theta* + N(0, sigma^2)``), with
+``A = sum_i w_i x_i x_i^T`` and ``H = A + lam I``,
+
+.. math::
+
+    \hat\theta - \theta^* = \underbrace{-\lambda H^{-1}\theta^*}_{\text{ridge bias}}
+      + \underbrace{H^{-1} S}_{\text{label noise}} + \underbrace{Z}_{\text{privacy noise}},
+    \qquad S = \sum_i w_i x_i Z_i ,
+
+and Theorem 3.3 bounds the three norms separately, each failing with
+probability at most ``delta/2`` (the ridge bias is deterministic):
+
+.. math::
+
+    \|\theta^* - \hat\theta\| \le \frac{\|\theta^*\|}{1 + \lambda_{\min}(A)/\lambda}
+      + \frac{1}{\eta}\Big(d + \sqrt{2d/\delta}\Big)
+      + \frac{\sigma}{\lambda}\sqrt{2d/\delta}\;\|w\|_2 .
+
+:func:`accuracy_bound` evaluates it as printed; :func:`sharp_accuracy_bound`
+replaces each step by its exact or sharper counterpart (exact bias, exact Gamma
+quantile, Gaussian concentration with the exact covariance); and
+:func:`simulate_accuracy` draws the three terms and the error, vectorized over
+runs, with the mechanism's own solver and sampler.  Derived and checked in the
+book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``).
+
+Labels drawn under Assumption 3.2 may leave ``[-1, 1]``: the privacy theorems
+do not cover such data, and the public mechanism refuses them.  The
+simulation therefore calls the mechanism's unchecked internals
+(``pdp_lib.mechanism._weighted_ridge`` and ``_sample_l2_laplace``) so that the
+accuracy statement can be checked on exactly the data it is about.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bounds import noise_norm_chebyshev, noise_norm_quantile
+from .mechanism import _sample_l2_laplace, _weighted_ridge
+from .validation import (
+    check_count,
+    check_features,
+    check_finite,
+    check_fraction,
+    check_positive,
+    check_rng,
+    check_weights,
+)
+
+__all__ = ["AccuracyTerms", "accuracy_bound", "sharp_accuracy_bound", "AccuracyRuns",
+           "simulate_accuracy"]
+
+
+@dataclass(frozen=True)
+class AccuracyTerms:
+    """The three terms of an accuracy bound (Theorem 3.3).
+
+    Attributes
+    ----------
+    bias : float
+        Ridge bias term (deterministic).
+    privacy : float
+        Radius for the privacy noise ``||Z||`` (fails with probability <= delta/2).
+    label : float
+        Radius for the label-noise term (fails with probability <= delta/2).
+    """
+
+    bias: float
+    privacy: float
+    label: float
+
+    @property
+    def total(self) -> float:
+        """``bias + privacy + label``: holds with probability at least ``1 - delta``."""
+        return self.bias + self.privacy + self.label
+
+
+def _check_sigma(sigma) -> float:
+    s = float(sigma)
+    if not math.isfinite(s) or s < 0:
+        raise ValueError(f"sigma = {s!r} is outside the allowed range [0, inf)")
+    return s
+
+
+def _gram(X, weights, lam):
+    X = check_features(X)
+    n, d = X.shape
+    w = check_weights(weights, n)
+    lam = check_positive(lam, "lam")
+    A = (X * w[:, None]).T @ X
+    return X, w, lam, A
+
+
+def accuracy_bound(X, weights, lam, eta, theta_norm, sigma, delta) -> AccuracyTerms:
+    r"""Theorem 3.3 as printed: bias, privacy-noise and label-noise terms.
+
+    .. math::
+
+        \frac{\|\theta^*\|}{1 + \lambda_{\min}(A)/\lambda},\qquad
+        \frac{1}{\eta}\Big(d + \sqrt{2d/\delta}\Big),\qquad
+        \frac{\sigma}{\lambda}\sqrt{2d/\delta}\,\|w\|_2 .
+
+    With probability at least ``1 - delta`` over the label noise and the
+    privacy noise, ``||theta* - theta_hat|| <= total``.  Derived step by step in
+    the book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]`` (the proof uses ``||x_i|| <= sqrt(d)``).
+    weights : array-like of shape (n,)
+        Weights summing to one.
+    lam : float
+        ``lambda > 0``.
+    eta : float
+        Noise parameter, ``eta > 0``.
+    theta_norm : float
+        ``||theta*||``, ``>= 0``.
+    sigma : float
+        Label-noise standard deviation, ``>= 0``.
+    delta : float
+        Failure probability, in ``(0, 1)``.
+
+    Returns
+    -------
+    AccuracyTerms
+    """
+    X, w, lam, A = _gram(X, weights, lam)
+    d = X.shape[1]
+    eta = check_positive(eta, "eta")
+    tn = float(theta_norm)
+    if not math.isfinite(tn) or tn < 0:
+        raise ValueError(f"theta_norm = {tn!r} is outside the allowed range [0, inf)")
+    sigma = _check_sigma(sigma)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    lmin = max(float(np.linalg.eigvalsh(A)[0]), 0.0)
+    bias = tn / (1.0 + lmin / lam)
+    privacy = noise_norm_chebyshev(eta, d, delta)
+    label = sigma / lam * math.sqrt(2.0 * d / delta) * float(np.linalg.norm(w))
+    return AccuracyTerms(bias=bias, privacy=privacy, label=label)
+
+
+def sharp_accuracy_bound(X, weights, lam, eta, theta_star, sigma, delta) -> AccuracyTerms:
+    r"""Theorem 3.3 with every step sharpened (still a ``1 - delta`` bound).
+
+    * bias: the exact ``||lam H^{-1} theta*||`` instead of
+      ``||theta*|| / (1 + lambda_min(A)/lam)``;
+    * privacy noise: the exact ``1 - delta/2`` quantile of ``||Z|| ~ Gamma(d, eta)``
+      (:func:`pdp_lib.bounds.noise_norm_quantile`) instead of Chebyshev;
+    * label noise: ``G = H^{-1} S`` is Gaussian with covariance
+      ``C = sigma^2 H^{-1} (sum_i w_i^2 x_i x_i^T) H^{-1}``; the norm is
+      1-Lipschitz, so (Gaussian concentration) ``P[||G|| >= sqrt(tr C) + t] <=
+      exp(-t^2 / (2 ||C||))`` and the radius ``sqrt(tr C) + sqrt(2 ||C|| log(2/delta))``
+      fails with probability at most ``delta/2``; the paper instead divides by
+      ``lam`` rather than applying ``H^{-1}`` and uses Markov's inequality on
+      ``||S||^2``.
+
+    Parameters
+    ----------
+    X, weights, lam, eta, sigma, delta
+        As in :func:`accuracy_bound`.
+    theta_star : array-like of shape (d,)
+        The true parameter.
+
+    Returns
+    -------
+    AccuracyTerms
+    """
+    X, w, lam, A = _gram(X, weights, lam)
+    d = X.shape[1]
+    eta = check_positive(eta, "eta")
+    ts = check_finite(theta_star, "theta_star", ndim=(1,))
+    if ts.shape[0] != d:
+        raise ValueError(f"theta_star has {ts.shape[0]} entries but X has d = {d} columns")
+    sigma = _check_sigma(sigma)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    H = A + lam * np.eye(d)
+    Hinv = np.linalg.inv(H)
+    bias = float(np.linalg.norm(lam * Hinv @ ts))
+    privacy = noise_norm_quantile(eta, d, 1.0 - delta / 2.0)
+    Sig = sigma**2 * (X * (w**2)[:, None]).T @ X
+    C = Hinv @ Sig @ Hinv
+    C = 0.5 * (C + C.T)
+    ev = np.linalg.eigvalsh(C)
+    label = math.sqrt(max(float(ev.sum()), 0.0)) + math.sqrt(2.0 * max(float(ev[-1]), 0.0)
+                                                           * math.log(2.0 / delta))
+    return AccuracyTerms(bias=bias, privacy=privacy, label=label)
+
+
+@dataclass(frozen=True)
+class AccuracyRuns:
+    """Draws of the error decomposition of Theorem 3.3.
+
+    Attributes
+    ----------
+    error : numpy.ndarray of shape (runs,)
+        ``||theta* - theta_hat||``.
+    bias : float
+        ``||theta_bar_clean - theta*||`` with ``theta_bar_clean`` the solution on
+        noiseless labels, ``= ||lam H^{-1} theta*||``.
+    privacy : numpy.ndarray of shape (runs,)
+        ``||Z||``.
+    label : numpy.ndarray of shape (runs,)
+        ``||H^{-1} S||``, the label-noise part of ``theta_bar``.
+    s_norm : numpy.ndarray of shape (runs,)
+        ``||S||``, ``S = sum_i w_i x_i Z_i`` (the quantity Markov's inequality is applied to).
+    labels_in_domain : numpy.ndarray of shape (runs,)
+        Whether every label of the run lay in ``[-1, 1]``.
+    """
+
+    error: np.ndarray
+    bias: float
+    privacy: np.ndarray
+    label: np.ndarray
+    s_norm: np.ndarray
+    labels_in_domain: np.ndarray
+
+
+def simulate_accuracy(X, theta_star, weights, lam, eta, sigma, runs, rng=None) -> AccuracyRuns:
+    r"""Run PDP-OP ``runs`` times on fresh label noise (Assumption 3.2) and record the error terms.
+
+    Each run draws ``y = X theta* + N(0, sigma^2 I)``, solves eq. (2) with the
+    mechanism's solver (all runs at once: the solver takes a matrix of label
+    vectors) and adds ``Z`` from the mechanism's sampler.  The features ``X``
+    are held fixed (Theorem 3.3 is conditional on them).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``.
+    theta_star : array-like of shape (d,)
+    weights : array-like of shape (n,)
+    lam, eta : float
+    sigma : float
+        ``>= 0``.
+    runs : int
+        ``>= 1``.
+    rng : None, int or numpy.random.Generator
+        Label noise and privacy noise come from two generators spawned from it.
+
+    Returns
+    -------
+    AccuracyRuns
+    """
+    X, w, lam, _ = _gram(X, weights, lam)
+    n, d = X.shape
+    ts = check_finite(theta_star, "theta_star", ndim=(1,))
+    if ts.shape[0] != d:
+        raise ValueError(f"theta_star has {ts.shape[0]} entries but X has d = {d} columns")
+    eta = check_positive(eta, "eta")
+    sigma = _check_sigma(sigma)
+    runs = check_count(runs, "runs")
+    gen = check_rng(rng)
+    g_label, g_noise = gen.spawn(2)
+    clean = X @ ts
+    noise = sigma * g_label.standard_normal((n, runs))
+    Y = clean[:, None] + noise
+    # eq. (2) is linear in the labels: theta_bar = theta_bar(clean) + theta_bar(noise), each
+    # solved by the mechanism's solver (all runs at once: it takes a matrix of label vectors)
+    theta_clean = _weighted_ridge(X, clean, w, lam)
+    theta_noise = _weighted_ridge(X, noise, w, lam).T  # (runs, d) = H^{-1} S
+    theta_bar = theta_clean[None, :] + theta_noise
+    Z = _sample_l2_laplace(eta, d, runs, g_noise)
+    theta_hat = theta_bar + Z
+    S = ((X * w[:, None]).T @ noise).T
+    return AccuracyRuns(
+        error=np.linalg.norm(theta_hat - ts, axis=1),
+        bias=float(np.linalg.norm(theta_clean - ts)),
+        privacy=np.linalg.norm(Z, axis=1),
+        label=np.linalg.norm(theta_noise, axis=1),
+        s_norm=np.linalg.norm(S, axis=1),
+        labels_in_domain=np.all(np.abs(Y) <= 1.0, axis=0),
+    )
