@@ -6,7 +6,7 @@ one piece of the paper:
 
 ``mechanism``   Algorithm 1, eq. (2), Remark 3.1, Theorems 3.1/3.2
 ``estimator``   the scikit-learn style estimator around Algorithm 1
-``bounds``      Lemma A.1 (B(lambda)), Theorem A.4 (per-point sensitivity), noise-norm tails
+``bounds``      Lemmas A.1-A.2 (B(lambda)), Theorem A.4 (per-point sensitivity), noise-norm tails
 ``audit``       worst neighbours, realized privacy loss, black-box audits (Lemma A.5)
 ``accuracy``    the accuracy bound of Theorem 3.3 and its simulation
 ``profiles``    the privacy profiles of Section 4

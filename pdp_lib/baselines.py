@@ -12,6 +12,11 @@ same estimators vectorized over runs and is tested against them.
   and 1 otherwise, then run the ``t``-DP non-personalized output perturbation on the kept
   points (uniform weights ``1/k``, ``eta = k t / c(lam)`` for ``k`` kept points).  The paper
   uses ``t = max_i eps_i`` ("Jorgensen max") and ``t = mean_i eps_i`` ("Jorgensen mean").
+  Jorgensen et al.'s amplification argument claims ``eps_i`` for point ``i``; it assumes a
+  base mechanism that is ``t``-DP when one point is added or removed, whereas here ``eta``
+  depends on ``k`` and the paper's neighbours replace a point, so this library treats
+  ``eps_i`` as the baseline's *claimed* level (book chapter *What the guarantee does not
+  cover*, ``book/limits.ipynb``).
 * **Non-private**: ordinary least squares (the authors' "type1": ``lam = 0``, minimum-norm
   least-squares solution) and ridge with uniform weights (their "type2").
 

@@ -29,7 +29,7 @@ __all__ = [
 def norm_bound(lam, d) -> float:
     r"""The bound :math:`B(\lambda) = \min(1/\sqrt{\lambda}, \sqrt{d}/\lambda)` on :math:`\|\bar\theta\|_2`.
 
-    Lemma A.1 (both parts) of the paper: for any data in the domain
+    Lemmas A.1 and A.2 of the paper (both labelled ``lem:weightedLSoptnorm`` in its source): for any data in the domain
     (``x_i in [0,1]^d``, ``y_i in [-1,1]``) and any weights summing to one, the
     weighted ridge solution of eq. (2) satisfies
     ``||theta_bar|| <= 1/sqrt(lam)`` and ``||theta_bar|| <= sqrt(d)/lam``.

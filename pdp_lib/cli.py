@@ -19,6 +19,7 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 from __future__ import annotations
 
 import argparse
+import os
 import math
 import sys
 
@@ -124,12 +125,10 @@ def _run(argv) -> int:
         raise _Exit(2, f"python -m pdp_lib: error: unknown command {args.command!r}")
     names = _targets(args.target)
     if args.out is not None:  # fail before the computation, not after it
-        try:
-            with open(args.out, "a", encoding="utf-8"):
-                pass
-        except OSError as exc:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(args.out):
             raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
-                           f"{exc.strerror}") from None
+                           f"no writable folder {folder!r} for it")
     from .experiments import reproduce_many
 
     tables = reproduce_many(names, runs=args.runs, seed=args.seed, replicates=args.replicates,
@@ -139,8 +138,10 @@ def _run(argv) -> int:
         sys.stdout.write(text)
     else:
         try:
-            with open(args.out, "w", encoding="utf-8", newline="") as fh:
+            tmp = f"{args.out}.partial"
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
+            os.replace(tmp, args.out)  # the file appears complete or not at all
         except OSError as exc:
             raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
                            f"{exc.strerror}") from None

@@ -29,7 +29,7 @@ unreg_non_private, reg_pdp_op, reg_non_personalized, reg_jorgensen_max,
 reg_jorgensen_mean, reg_non_private``
 
 ``unreg`` is the mean squared error on the test set, ``reg`` that plus
-``lambda * ||theta_hat||^2`` (Section 4, "Loss functions").  The statistic is the
+``lambda * ||theta_hat||^2`` (Section 4, "Metrics").  The statistic is the
 mean over runs of the noise, except in Tables 13 and 14 (standard deviation).
 """
 

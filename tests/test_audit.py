@@ -153,7 +153,12 @@ def test_vectorized_and_scipy_searches_agree():
 def test_realized_loss_never_exceeds_epsilon(lam, pair):
     X, y, eps = make_domain_data(25, 3, seed=31)
     res = realized_privacy_loss(X, y, eps, lam, pair=pair, rng=0)
-    np.testing.assert_allclose(res.bound, eps, rtol=1e-12)
+    d = X.shape[1]
+    B = min(1 / np.sqrt(lam), np.sqrt(d) / lam)                      # Theorem 3.1, written out
+    eta = lam * eps.sum() / (2 * np.sqrt(d) * (1 + np.sqrt(d) * B))
+    delta = 2 * np.sqrt(d) * (eps / eps.sum()) * (np.sqrt(d) * B + 1) / lam  # Theorem A.4
+    np.testing.assert_allclose(res.bound, eta * delta, rtol=1e-12)
+    np.testing.assert_allclose(eta * delta, eps, rtol=1e-12)
     assert np.all(res.loss <= eps)
     assert np.all(res.loss > 0)
     cal = calibrate(eps, lam, 3)

@@ -162,10 +162,10 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
                     if paper_runs is not None:
                         sds = np.array([r.std[column][j] for r in per_rep])
                         scale = np.sqrt(paper_runs if spec.statistic == "mean" else 2 * paper_runs)
-                        key = (TARGET_NAMES.index(spec.name), spec.param_labels.index(label),
-                               spec.columns.index(column))
+                        cell_key = (TARGET_NAMES.index(spec.name), spec.param_labels.index(label),
+                                    spec.columns.index(column))
                         # the paper's Monte Carlo error: one stream per target and cell
-                        xi = np.random.default_rng(seed_sequence(seed, 7, *key)).standard_normal(replicates)
+                        xi = np.random.default_rng(seed_sequence(seed, 7, *cell_key)).standard_normal(replicates)
                         low, high = np.quantile(vals + sds / scale * xi, [0.025, 0.975])
                 else:
                     low = high = low_d = high_d = np.nan
