@@ -38,7 +38,8 @@ notebooks: $(STAMP)
 # The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
 # (Debian's chromium package) into _build/screenshots.
 check-site:
-	$(BIN)/python tools/check_site.py --screenshots _build/screenshots --pages book/intro.html book/mechanism.html
+	$(BIN)/python tools/check_site.py --search sensitivity --screenshots _build/screenshots \
+		--pages book/intro.html book/privacy.html book/jorgensen.html
 
 # Check pdp_lib/paper.py cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)

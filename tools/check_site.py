@@ -7,8 +7,8 @@ Usage (after ``make book``)::
 1. Every internal link and anchor of every page resolves (files and ``#fragments``).
 2. No page shows a Sphinx/MyST problem marker (``problematic`` spans, unresolved
    citations ``[?]``, raw ``{prf:ref}`` / ``{eq}`` roles left as text).
-3. The theorem boxes carry numbers, MathJax is served locally (no CDN), and the
-   search index exists.
+3. The theorem boxes carry numbers, MathJax is served locally (no CDN), the
+   search index exists and, with ``--search WORD``, the search page finds pages.
 4. With ``--screenshots``: headless Chromium (Debian's ``chromium`` package) renders
    chosen pages at desktop (1280 px) and phone (390 px) widths into PNG files to look
    at; pages are opened from ``file://`` so nothing leaves the machine.
@@ -130,6 +130,24 @@ def screenshot(page: Path, out: Path, width: int, height: int) -> None:
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
 
+def search_works(root: Path, query: str) -> str | None:
+    """Run the site's own search in headless Chromium; return a problem or None."""
+    exe = chromium()
+    if exe is None:
+        return "the search check needs Debian's chromium package (apt-get install chromium)"
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+               "--virtual-time-budget=15000", "--dump-dom",
+               (root / "search.html").resolve().as_uri() + f"?q={query}"]
+        dom = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
+    found = re.search(r"found (\d+) page", dom)
+    if not found or int(found.group(1)) == 0:
+        return f"searching the site for {query!r} found no page"
+    print(f"search for {query!r}: {found.group(1)} page(s)")
+    return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--html", default="_build/html", type=Path)
@@ -137,12 +155,17 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", nargs="*", default=["book/intro.html", "book/mechanism.html"],
                     help="pages (relative to --html) to screenshot")
     ap.add_argument("--height", type=int, default=2400, help="screenshot height in pixels")
+    ap.add_argument("--search", default=None, help="also run the site's search for this word (Chromium)")
     args = ap.parse_args(argv)
     root: Path = args.html
     if not (root / "index.html").exists():
         print(f"{root}/index.html not found: run `make book` first", file=sys.stderr)
         return 2
     problems = check_links(root) + check_markers(root)
+    if args.search:
+        problem = search_works(root, args.search)
+        if problem:
+            problems.append(problem)
     if args.screenshots:
         args.screenshots.mkdir(parents=True, exist_ok=True)
         for rel in args.pages:
