@@ -8,15 +8,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
-from .validation import (
-    check_epsilons,
-    check_features,
-    check_finite,
-    check_labels,
-    check_positive,
-    check_rng,
-)
+from .mechanism import _run_pdp_op
+from .validation import check_finite
 
 __all__ = ["PersonalizedRidge"]
 
@@ -66,18 +59,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, epsilons):
         """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``."""
-        X = check_features(X)
-        n, d = X.shape
-        y = check_labels(y, n)
-        eps = check_epsilons(epsilons, n)
-        lam = check_positive(self.lam, "lam")
-        gen = check_rng(self.random_state, "random_state")
-        cal = calibrate(eps, lam, d, self.B)
-        theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
-        self.coef_ = theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0]
+        self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
+                                      rng_name="random_state")
         self.weights_ = np.array(cal.weights)
         self.eta_ = cal.eta
-        self.n_features_in_ = d
+        self.n_features_in_ = self.coef_.shape[0]
         return self
 
     def predict(self, X):

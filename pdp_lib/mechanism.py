@@ -251,12 +251,21 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     release outputs to an adversary who can exploit the exact bit pattern without
     rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
     """
+    return _run_pdp_op(X, y, epsilons, lam, B, rng)[0]
+
+
+def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng"):
+    """Validate, calibrate and run Algorithm 1 once: ``(theta_hat, calibration)``.
+
+    The one implementation behind :func:`pdp_op` and
+    :meth:`pdp_lib.PersonalizedRidge.fit`.
+    """
     X = check_features(X)
     n, d = X.shape
     y = check_labels(y, n)
     eps = check_epsilons(epsilons, n)
     lam = check_positive(lam, "lam")
-    gen = check_rng(rng)
+    gen = check_rng(rng, rng_name)
     cal = calibrate(eps, lam, d, B)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
-    return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0]
+    return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal
