@@ -3,8 +3,14 @@
 ::
 
     python -m pdp_lib reproduce TARGET [--runs N] [--seed S] [--replicates K]
+                                       [--replicate-runs R] [--paper-runs P] [--split paper|redraw]
                                        [--format csv|markdown] [--out FILE]
     TARGET: table-1 ... table-14 | figure-1 ... figure-18 | all
+
+The band options default to what the book uses (:mod:`pdp_lib.experiments.settings`): seed
+2024, 100 runs per replicate draw, the Monte Carlo error of the paper's 10,000-run averages,
+and the paper's Medical Cost split, so ``reproduce table-4 --replicates 40`` prints the band of
+the book's Table 4.
 
 ``--format csv`` (the default) writes a long table with the header
 ``param,column,value,low,high,paper`` (``DESIGN.md``); for ``all`` every row is preceded by
@@ -19,9 +25,11 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 from __future__ import annotations
 
 import argparse
-import os
 import math
+import os
 import sys
+
+from .experiments import settings
 
 __all__ = ["main", "build_parser"]
 
@@ -57,6 +65,18 @@ def _positive_int(name):
     return convert
 
 
+def _non_negative_int(name):
+    def convert(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not an integer") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [0, inf)")
+        return value
+    return convert
+
+
 def _seed(text):
     try:
         value = int(text)
@@ -79,10 +99,21 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("target", metavar="TARGET", help=_TARGETS_HELP)
     rep.add_argument("--runs", type=_positive_int("--runs"), default=10_000,
                      help="runs of the mechanisms per cell (default 10000, as in the paper)")
-    rep.add_argument("--seed", type=_seed, default=0, help="root seed of every draw (default 0)")
+    rep.add_argument("--seed", type=_seed, default=settings.SEED,
+                     help=f"root seed of every draw (default {settings.SEED}, the book's)")
     rep.add_argument("--replicates", type=_positive_int("--replicates"), default=1,
-                     help="independent draws of data, split and profile for the 2.5%%/97.5%% "
-                          "range (default 1: no range)")
+                     help="independent draws of what the paper drew at random (synthetic data, "
+                          "privacy profile, Jorgensen masks) for the 2.5%%/97.5%% range "
+                          f"(default 1: no range; the book's tables use {settings.REPLICATES})")
+    rep.add_argument("--replicate-runs", type=_positive_int("--replicate-runs"), default=None,
+                     help=f"runs per cell in replicate draws 1, 2, ... (default {settings.REPLICATE_RUNS} "
+                          "or --runs if smaller, as in the book; the draw reported always uses --runs)")
+    rep.add_argument("--paper-runs", type=_non_negative_int("--paper-runs"), default=settings.PAPER_RUNS,
+                     help="runs behind each published average, whose Monte Carlo error the range "
+                          f"includes (default {settings.PAPER_RUNS}, the paper's; 0 leaves it out)")
+    rep.add_argument("--split", choices=settings.SPLITS, default=settings.SPLIT,
+                     help="'paper' (default, as in the book): every replicate keeps the paper's "
+                          "Medical Cost split (random_state=21); 'redraw': replicates redraw it")
     rep.add_argument("--format", choices=("csv", "markdown"), default="csv",
                      help="output format (default csv)")
     rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
@@ -132,7 +163,8 @@ def _run(argv) -> int:
     from .experiments import reproduce_many
 
     tables = reproduce_many(names, runs=args.runs, seed=args.seed, replicates=args.replicates,
-                            progress=True)
+                            replicate_runs=args.replicate_runs, paper_runs=args.paper_runs or None,
+                            split=args.split, progress=True)
     text = _render(tables, args.format, with_target=args.target == "all")
     if args.out is None:
         sys.stdout.write(text)

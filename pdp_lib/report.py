@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .experiments.settings import SHARP_WIDTH
 from .experiments.specs import get_target
-from .formatting import sci, sig
+from .formatting import MACHINE_ZERO, is_machine_zero, sci_loss
 
 __all__ = [
     "METHOD_TITLES",
@@ -23,6 +24,7 @@ __all__ = [
     "comparison_markdown",
     "band_verdicts",
     "band_summary",
+    "fidelity_headline",
     "reference_series",
     "plot_target",
 ]
@@ -48,7 +50,6 @@ _SWEEP_AXIS = {
     "f_c": "fraction of conservatives $f_c$",
     "fraction": "fraction of the training set used",
 }
-MACHINE_ZERO = 1e-20  # losses below this are zero up to floating-point rounding
 _COLORS = {"pdp_op": "C0", "non_personalized": "C3", "jorgensen_max": "C1",
            "jorgensen_mean": "C2", "non_private": "0.3"}
 
@@ -82,72 +83,156 @@ def rebuilt_markdown(target: str, table: pd.DataFrame) -> str:
     for label in spec.param_labels:
         row = values.loc[label]
         bold = _best_private(row, spec.columns)
-        cells = [label] + [f"**{sci(row[c])}**" if c in bold else sci(row[c]) for c in spec.columns]
+        cells = [label] + [f"**{sci_loss(row[c])}**" if c in bold else sci_loss(row[c]) for c in spec.columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def band_verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per published cell: ratio published / rebuilt and whether the published value lies in the band.
+    """Per published cell: ratio published / rebuilt, the band's verdict and how sharp it is.
 
-    Returns a frame with ``param, column, value, low, high, paper, ratio, inside`` for the rows
-    whose ``paper`` is known; ``inside`` is NaN when no band was computed (one replicate).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long table of :func:`pdp_lib.experiments.reproduce` (``param, column, value, low,
+        high, paper``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows whose ``paper`` is known, with the extra columns
+
+        ``machine_zero``  rebuilt and published values both zero up to rounding
+                          (:data:`pdp_lib.formatting.MACHINE_ZERO`): nothing to judge;
+        ``ratio``         published / rebuilt (NaN for machine-zero cells);
+        ``inside``        1.0 when ``low <= paper <= high``, 0.0 when not, NaN when no band
+                          was computed (one replicate) or the cell is machine zero;
+        ``width``         band width relative to the rebuilt value, ``(high - low) / value``;
+        ``sharp``         ``width < SHARP_WIDTH`` (20%): a band that can tell values apart;
+        ``outside``       how far outside the band the published value lies, relative to
+                          the band's nearer edge (``paper / high - 1`` above it,
+                          ``low / paper - 1`` below it), 0 inside.
+
+        A published value that is machine zero while the rebuilt one is not (or the
+        reverse) is judged like any other cell: one of the two is wrong.
     """
-    t = table[np.isfinite(table["paper"].astype(float))].copy()
-    t["ratio"] = t["paper"] / t["value"]
-    has_band = np.isfinite(t["low"].astype(float)) & np.isfinite(t["high"].astype(float))
-    inside = (t["paper"] >= t["low"]) & (t["paper"] <= t["high"])
-    t["inside"] = np.where(has_band, inside.astype(float), np.nan)
+    paper = table["paper"].astype(float)
+    t = table[np.isfinite(paper)].copy()
+    value, low, high, paper = (t[c].astype(float).to_numpy() for c in ("value", "low", "high", "paper"))
+    zero = np.array([is_machine_zero(v) and is_machine_zero(p) for v, p in zip(value, paper)], dtype=bool)
+    has_band = np.isfinite(low) & np.isfinite(high) & ~zero
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t["machine_zero"] = zero
+        t["ratio"] = np.where(zero, np.nan, paper / value)
+        inside = (paper >= low) & (paper <= high)
+        t["inside"] = np.where(has_band, inside.astype(float), np.nan)
+        t["width"] = np.where(has_band, (high - low) / value, np.nan)
+        t["sharp"] = has_band & (t["width"].to_numpy() < SHARP_WIDTH)
+        outside = np.where(paper > high, paper / high - 1, np.where(paper < low, low / paper - 1, 0.0))
+        t["outside"] = np.where(has_band, outside, np.nan)
     return t.reset_index(drop=True)
 
 
+def _verdict_cell(row) -> str:
+    if row.machine_zero:
+        return "0 = 0"
+    mark = "" if not np.isfinite(row.inside) else (" ✓" if row.inside else " ✗")
+    return f"{row.ratio:#.3g}{mark}"
+
+
 def comparison_markdown(target: str, table: pd.DataFrame) -> str:
-    """Published ÷ rebuilt for every cell, marked ✓ when the published value is inside the 95% band."""
+    """Published ÷ rebuilt for every cell, marked ✓ when the published value is inside the 95% band.
+
+    A cell whose published and rebuilt values are both zero up to rounding reads ``0 = 0`` and
+    carries no mark: there is nothing to judge.  A published cell missing from ``table`` raises.
+    """
     spec = get_target(target)
     v = band_verdicts(table)
-    ratio = v.pivot(index="param", columns="column", values="ratio")
-    inside = v.pivot(index="param", columns="column", values="inside")
+    cells = {(r.param, r.column): _verdict_cell(r) for r in v.itertuples(index=False)}
     header = [_SWEEP_TITLES[spec.sweep]] + [column_title(c) for c in spec.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for label in spec.param_labels:
-        cells = [label]
+        row = [label]
         for c in spec.columns:
-            if label not in ratio.index or c not in ratio.columns or not np.isfinite(ratio.loc[label, c]):
-                cells.append("—")
-                continue
-            mark = "" if not np.isfinite(inside.loc[label, c]) else (" ✓" if inside.loc[label, c] else " ✗")
-            cells.append(f"{ratio.loc[label, c]:#.3g}{mark}")
-        lines.append("| " + " | ".join(cells) + " |")
+            if (label, c) not in cells:
+                raise LookupError(f"target {target!r}: no published value for the cell (param {label}, "
+                                  f"column {c}) in the table given")
+            row.append(cells[label, c])
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def band_summary(tables: dict) -> pd.DataFrame:
-    """Coverage of the published cells by the rebuilt 95% bands, one row per target."""
+    """Coverage of the published cells by the rebuilt 95% bands, one row per target.
+
+    Columns ``target, cells, inside, share, machine_zero``: ``cells`` counts the cells with a
+    band that can be judged, ``machine_zero`` the cells left out because both values are
+    zero up to rounding.  Targets without a band (one replicate) are left out.
+    """
     rows = []
     for target, table in tables.items():
         v = band_verdicts(table)
-        v = v[np.isfinite(v["inside"].astype(float))]
-        if len(v) == 0:
+        judged = v[np.isfinite(v["inside"].astype(float))]
+        if len(judged) == 0:
             continue
-        rows.append({"target": target, "cells": len(v), "inside": int(v["inside"].sum()),
-                     "share": float(v["inside"].mean())})
-    return pd.DataFrame(rows)
+        rows.append({"target": target, "cells": len(judged), "inside": int(judged["inside"].sum()),
+                     "share": float(judged["inside"].mean()), "machine_zero": int(v["machine_zero"].sum())})
+    return pd.DataFrame(rows, columns=["target", "cells", "inside", "share", "machine_zero"])
 
 
-def reference_series(target: str) -> pd.DataFrame | None:
+def fidelity_headline(verdicts: pd.DataFrame) -> dict:
+    """The two headline numbers of the comparison with the paper, from :func:`band_verdicts` rows.
+
+    *Sharp* cells (band narrower than ``SHARP_WIDTH`` of the value) can tell a different
+    number from the right one; *loose* cells cannot tell much, and their median band width
+    says how little a loose ✓ means.  Machine-zero cells are counted apart, never as ✓.
+
+    Returns
+    -------
+    dict
+        ``sharp``, ``sharp_inside``, ``sharp_share``, ``sharp_miss_median`` and
+        ``sharp_miss_max`` (how far outside their band the sharp misses lie, relative to the
+        nearer edge), ``loose``, ``loose_inside``, ``loose_share``, ``loose_median_width``,
+        ``machine_zero``.
+    """
+    judged = verdicts[np.isfinite(verdicts["inside"].astype(float))]
+    sharp = judged[judged["sharp"].astype(bool)]
+    loose = judged[~judged["sharp"].astype(bool)]
+    misses = sharp[sharp["inside"] == 0]["outside"].astype(float)
+    return {
+        "sharp": len(sharp),
+        "sharp_inside": int(sharp["inside"].sum()),
+        "sharp_share": float(sharp["inside"].mean()) if len(sharp) else float("nan"),
+        "sharp_miss_median": float(misses.median()) if len(misses) else 0.0,
+        "sharp_miss_max": float(misses.max()) if len(misses) else 0.0,
+        "loose": len(loose),
+        "loose_inside": int(loose["inside"].sum()),
+        "loose_share": float(loose["inside"].mean()) if len(loose) else float("nan"),
+        "loose_median_width": float(loose["width"].median()) if len(loose) else float("nan"),
+        "machine_zero": int(verdicts["machine_zero"].sum()),
+    }
+
+
+def reference_series(target: str) -> pd.DataFrame:
     """The authors' raw output for ``target``: index = swept value, one column per target column.
 
     Selects the rows of the authors' file that match the target's fixed parameters (``lambda``
     and the other privacy level for the ``eps`` sweeps).  Training sizes in the authors' files
     are counts of points; they are turned back into fractions of the training set.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the target's file is not shipped.
+    LookupError
+        If no row of the file matches the target's fixed parameters, or a column of the
+        target has no column in the file; the message names the target, the file and the
+        cell.
     """
     from .reference import load_reference, reference_column
 
     spec = get_target(target)
-    try:
-        frame = load_reference(spec.source_csv)
-    except (ValueError, KeyError, FileNotFoundError):
-        return None
+    frame = load_reference(spec.source_csv)
     mask = np.ones(len(frame), dtype=bool)
     if spec.sweep != "lam":
         mask &= np.isclose(frame["lamb"].to_numpy(float), spec.lam)
@@ -165,15 +250,15 @@ def reference_series(target: str) -> pd.DataFrame | None:
         counts = frame["N_train_frac"].to_numpy(float)
         x = counts / counts.max()
     if not mask.any():
-        return None
+        raise LookupError(f"target {target!r}: no row of the authors' file {spec.source_csv} matches "
+                          f"its fixed parameters (lambda = {spec.lam}, profile {spec.profile})")
     out = {}
     for column in spec.columns:
-        try:
-            name = reference_column(column, spec.statistic)
-        except ValueError:
-            continue
-        if name in frame:
-            out[column] = frame[name].to_numpy(float)[mask]
+        name = reference_column(column, spec.statistic)
+        if name not in frame:
+            raise LookupError(f"target {target!r}: column {column} ({name}) is missing from the "
+                              f"authors' file {spec.source_csv}")
+        out[column] = frame[name].to_numpy(float)[mask]
     result = pd.DataFrame(out, index=np.round(x[mask], 10))
     result.index.name = spec.sweep
     return result.sort_index()

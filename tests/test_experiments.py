@@ -310,7 +310,7 @@ def test_replicate_runs_leave_the_reported_draw_unchanged():
 
 
 def test_paper_runs_widen_the_band_by_the_monte_carlo_error():
-    base = reproduce("table-2", runs=10, seed=8, replicates=6)
+    base = reproduce("table-2", runs=10, seed=8, replicates=6, paper_runs=None)
     mc = reproduce("table-2", runs=10, seed=8, replicates=6, paper_runs=100)
     assert np.array_equal(base["value"], mc["value"])
     assert np.array_equal(mc["low_draws"], base["low"]) and np.array_equal(mc["high_draws"], base["high"])
@@ -325,10 +325,15 @@ def test_fixed_split_keeps_the_papers_medical_cost_split():
 
     assert draw_data("medical_cost", 4, 3, vary_split=False).split_seed == SPLIT_SEED
     assert draw_data("medical_cost", 4, 3).split_seed != SPLIT_SEED
-    df = reproduce("table-2", runs=10, seed=4, replicates=3, vary_split=False)
+    df = reproduce("table-4", runs=10, seed=4, replicates=3, paper_runs=None)   # split="paper" by default
     non_private = df[df.column == "unreg_non_private"]
     # the non-private loss depends on the split only: fixed split, zero-width band
     assert np.allclose(non_private["low"], non_private["high"], rtol=1e-12)
+    redrawn = reproduce("table-4", runs=10, seed=4, replicates=3, paper_runs=None, split="redraw")
+    non_private = redrawn[redrawn.column == "unreg_non_private"]
+    assert (non_private["high"] > non_private["low"] * (1 + 1e-6)).all()
+    with pytest.raises(ValueError, match="split"):
+        reproduce("table-4", runs=10, split="fixed")
 
 
 def test_reproduce_rejects_bad_arguments():

@@ -9,9 +9,11 @@ for all the ``lambda`` values the targets need.
 ``value`` is the statistic the paper reports (mean over runs; standard deviation in Tables
 13-14 and the standard-deviation figures) for the draw made from ``seed``; ``low`` and
 ``high`` are the 2.5% and 97.5% quantiles of ``value`` over ``replicates`` independent draws
-of data, split and profile (:mod:`pdp_lib.experiments.draws`; replicate 0 is the main draw),
-empty (NaN) when ``replicates == 1``; ``paper`` is the published value, from
-:mod:`pdp_lib.paper` when that module provides it.
+of what the paper drew at random (:mod:`pdp_lib.experiments.draws`; replicate 0 is the main
+draw), including the Monte Carlo error of the paper's 10,000-run averages, empty (NaN) when
+``replicates == 1``; ``paper`` is the published value (:mod:`pdp_lib.paper`; NaN for figures).
+The defaults are the book's (:mod:`pdp_lib.experiments.settings`), so the command line and
+the chapters show the same band.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tqdm import tqdm
 from ..validation import check_count
 from .draws import draw_data, draw_profile, mask_seed, seed_sequence, training_points
 from .engine import evaluate_sweep
+from .settings import PAPER_RUNS, REPLICATE_RUNS, RUNS, SEED, SPLIT, SPLITS
 from .specs import METHODS, TARGET_NAMES, get_target
 
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
@@ -35,30 +38,44 @@ OUTPUT_COLUMNS = ("param", "column", "value", "low", "high", "paper")
 
 
 def published_values(target: str) -> dict:
-    """Published values of ``target`` as ``{(param_label, column): value}`` (empty if unknown).
+    """Published values of the table ``target`` as ``{(param_label, column): value}``.
 
-    Reads :mod:`pdp_lib.paper` lazily and tolerates its absence.  Expected interface:
-    ``pdp_lib.paper.published(target)`` returning either such a mapping or a
-    :class:`pandas.DataFrame` with columns ``param, column, value``.
+    Read from :mod:`pdp_lib.paper`.  Every cell the target's specification names must be
+    published and every published cell must be one the specification names: a cell that
+    cannot be matched raises a ``LookupError`` naming the target, the table and the cell,
+    so that a published value never silently drops out of a comparison.
+
+    Raises
+    ------
+    ValueError
+        If ``target`` is not a target, or is a figure (the paper prints no values for
+        its figures).
+    LookupError
+        If a published cell and the specification disagree.
     """
-    get_target(target)
-    try:
-        from .. import paper  # noqa: PLC0415 - optional module, imported lazily
-    except ImportError:
-        return {}
-    fn = getattr(paper, "published", None)
-    if fn is None:
-        return {}
-    try:
-        data = fn(target)
-    except (KeyError, ValueError, LookupError):
-        return {}
-    if data is None:
-        return {}
-    if isinstance(data, pd.DataFrame):
-        return {(str(p), str(c)): float(v) for p, c, v in
-                data[["param", "column", "value"]].itertuples(index=False)}
-    return {(str(p), str(c)): float(v) for (p, c), v in dict(data).items()}
+    from .. import paper  # noqa: PLC0415 - the transcription is read only when asked for
+
+    spec = get_target(target)
+    if spec.kind != "table":
+        raise ValueError(f"target = {target!r} has no published values: the paper prints "
+                         f"numbers only for its tables ('table-1' ... 'table-14')")
+    data = paper.published(target)
+    table = int(target.split("-")[1])
+    values = {(str(p), str(c)): float(v)
+              for p, c, v in data[["param", "column", "value"]].itertuples(index=False)}
+    wanted = {(label, column) for label in spec.param_labels for column in spec.columns}
+    missing = sorted(wanted - set(values))
+    extra = sorted(set(values) - wanted)
+    if missing:
+        label, column = missing[0]
+        raise LookupError(f"target {target!r}: Table {table} has no published value for the cell "
+                          f"(param {label}, column {column}); {len(missing)} cell(s) missing")
+    if extra:
+        label, column = extra[0]
+        raise LookupError(f"target {target!r}: Table {table} publishes the cell (param {label}, "
+                          f"column {column}), which the target's specification does not name; "
+                          f"{len(extra)} such cell(s)")
+    return values
 
 
 def _config_key(spec, value):
@@ -66,8 +83,8 @@ def _config_key(spec, value):
     return (spec.dataset, profile, fraction), lam
 
 
-def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
-                   paper_runs=None, vary_split=True, progress=False) -> dict:
+def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_runs=None,
+                   paper_runs=PAPER_RUNS, split=SPLIT, progress=False) -> dict:
     """Rebuild several targets, sharing every draw and evaluation they have in common.
 
     Parameters
@@ -76,25 +93,30 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
         Names from :data:`pdp_lib.experiments.TARGET_NAMES`.
     runs : int, default 10000
         Runs per cell (the paper's 10,000); only the Jorgensen columns depend on it.
-    seed : int, default 0
-        Root of every random draw (:func:`pdp_lib.experiments.draws.seed_sequence`).
+    seed : int, default 2024
+        Root of every random draw (:func:`pdp_lib.experiments.draws.seed_sequence`); the
+        default is the book's (:mod:`pdp_lib.experiments.settings`).
     replicates : int, default 1
         Independent draws of data, split and profile for the ``low``/``high`` quantiles.
     replicate_runs : int, optional
         Runs per cell for replicates 1, 2, ... (replicate 0, whose ``value`` is reported,
         always uses ``runs``).  Fewer runs suffice where the Monte Carlo error of the
-        Jorgensen columns stays far below the spread between draws; ``None`` means ``runs``.
-    paper_runs : int, optional
+        Jorgensen columns stays far below the spread between draws; ``None`` means the
+        book's 100 (``settings.REPLICATE_RUNS``), or ``runs`` when that is smaller.
+    paper_runs : int or None, default 10000
         When given, ``low``/``high`` describe what a ``paper_runs``-run Monte Carlo estimate
         (the paper's procedure) would print: each replicate's value plus a Gaussian draw with
         that estimate's standard error (``std / sqrt(paper_runs)`` for means; the
         normal-theory ``std / sqrt(2 paper_runs)`` for standard deviations).  The band over
-        draws alone is always returned as ``low_draws``/``high_draws``.  ``None`` (the command
-        line's default) makes the two bands equal.
-    vary_split : bool, default True
-        Redraw the Medical Cost split and training subsets in replicates 1, 2, ...; with
-        ``False`` they keep the paper's (seed 21), so the band shows only what differed between
-        the paper's run and this one: the privacy profile and the noise.
+        draws alone is always returned as ``low_draws``/``high_draws``.  The default is the
+        paper's 10,000 runs, as in the book and on the command line; ``None`` leaves the
+        Monte Carlo error out and makes the two bands equal.
+    split : {"paper", "redraw"}, default "paper"
+        ``"paper"``: every replicate keeps the paper's Medical Cost split and training
+        subsets (``random_state=21``), which are reproduced exactly, so the band shows only
+        what differed between the paper's run and this one: the privacy profile, the masks
+        and the noise.  ``"redraw"``: replicates 1, 2, ... redraw them too.  The synthetic
+        data are redrawn in every replicate either way (the paper's draw is unknown).
     progress : bool, default False
         Show a progress bar on stderr (the command line turns it on).
 
@@ -108,9 +130,13 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
     runs = check_count(runs, "runs")
     seed = check_count(seed, "seed", minimum=0)
     replicates = check_count(replicates, "replicates")
-    replicate_runs = runs if replicate_runs is None else check_count(replicate_runs, "replicate_runs")
+    replicate_runs = (min(runs, REPLICATE_RUNS) if replicate_runs is None
+                      else check_count(replicate_runs, "replicate_runs"))
     if paper_runs is not None:
         paper_runs = check_count(paper_runs, "paper_runs")
+    if split not in SPLITS:
+        raise ValueError(f"split = {split!r} is not one of the allowed values {SPLITS}")
+    vary_split = split == "redraw"
 
     needs = defaultdict(set)  # (dataset, profile, fraction) -> lambdas
     methods_needed = defaultdict(set)  # (dataset, profile, fraction) -> methods of the columns shown
@@ -147,7 +173,7 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
 
     tables = {}
     for spec in specs:
-        paper = published_values(spec.name)
+        paper = published_values(spec.name) if spec.kind == "table" else {}
         rows = []
         for label, value in zip(spec.param_labels, spec.sweep_values):
             key, lam = _config_key(spec, value)
@@ -176,15 +202,15 @@ def reproduce_many(targets, *, runs=10_000, seed=0, replicates=1, replicate_runs
     return tables
 
 
-def reproduce(target, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
-              paper_runs=None, vary_split=True, progress=False) -> pd.DataFrame:
+def reproduce(target, *, runs=RUNS, seed=SEED, replicates=1, replicate_runs=None,
+              paper_runs=PAPER_RUNS, split=SPLIT, progress=False) -> pd.DataFrame:
     """Rebuild one table or figure of the paper.
 
     Parameters
     ----------
     target : str
         ``"table-1"`` ... ``"table-14"`` or ``"figure-1"`` ... ``"figure-18"``.
-    runs, seed, replicates, replicate_runs, paper_runs, vary_split, progress
+    runs, seed, replicates, replicate_runs, paper_runs, split, progress
         As in :func:`reproduce_many`.
 
     Returns
@@ -196,7 +222,7 @@ def reproduce(target, *, runs=10_000, seed=0, replicates=1, replicate_runs=None,
     """
     return reproduce_many([target], runs=runs, seed=seed, replicates=replicates,
                           replicate_runs=replicate_runs, paper_runs=paper_runs,
-                          vary_split=vary_split, progress=progress)[target]
+                          split=split, progress=progress)[target]
 
 
 _SWEEP_NAMES = {"lam": "λ", "eps_c": "ε_c", "eps_m": "ε_m", "f_c": "f_c", "fraction": "fraction of training set"}
@@ -208,7 +234,7 @@ def to_markdown(target: str, table: pd.DataFrame) -> str:
     ``table`` is the output of :func:`reproduce` for ``target`` (or a subset of its rows); each
     cell reads ``value [low, high] (paper p)`` at three significant digits.
     """
-    from ..formatting import sci
+    from ..formatting import sci_loss as sci
 
     spec = get_target(target)
     header = [_SWEEP_NAMES[spec.sweep]] + list(spec.columns)

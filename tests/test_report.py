@@ -1,0 +1,155 @@
+"""Tests of pdp_lib.report, which decides every ✓ and ✗ of the book, against hand-computed cases."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdp_lib import report
+from pdp_lib.experiments import published_values, reproduce
+from pdp_lib.experiments import specs as specs_module
+from pdp_lib.formatting import MACHINE_ZERO, is_machine_zero, sci_loss
+
+NAN = float("nan")
+
+
+def _long(rows):
+    return pd.DataFrame(rows, columns=["param", "column", "value", "low", "high", "paper"])
+
+
+# Five hand-made cells: inside a sharp band, above a sharp band, below a loose band, a machine
+# zero on both sides, and a cell without published value (a figure's, say).
+CELLS = _long([
+    ("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.05),       # width 0.1 -> sharp, inside
+    ("1.00", "reg_pdp_op", 4.0, 3.8, 4.2, 4.62),         # width 0.1 -> sharp, 10% above high
+    ("3.00", "unreg_pdp_op", 1.0, 0.5, 1.5, 0.4),        # width 1.0 -> loose, 25% below low
+    ("3.00", "reg_pdp_op", 1.67e-32, 1e-32, 3e-32, 2.46e-32),  # machine zero both
+    ("5.00", "unreg_pdp_op", 1.0, 0.9, 1.1, NAN),        # not published
+])
+
+
+def test_band_verdicts_by_hand():
+    v = report.band_verdicts(CELLS)
+    assert list(v["param"]) == ["1.00", "1.00", "3.00", "3.00"]           # unpublished row dropped
+    assert v["ratio"].iloc[0] == pytest.approx(2.05 / 2.0)
+    assert v["ratio"].iloc[1] == pytest.approx(4.62 / 4.0)
+    assert v["ratio"].iloc[2] == pytest.approx(0.4)
+    assert np.isnan(v["ratio"].iloc[3])                                     # nothing to compare
+    assert list(v["inside"].iloc[:3]) == [1.0, 0.0, 0.0] and np.isnan(v["inside"].iloc[3])
+    assert list(v["machine_zero"]) == [False, False, False, True]
+    assert v["width"].iloc[0] == pytest.approx(0.1) and v["width"].iloc[2] == pytest.approx(1.0)
+    assert list(v["sharp"]) == [True, True, False, False]
+    assert v["outside"].iloc[0] == 0.0
+    assert v["outside"].iloc[1] == pytest.approx(4.62 / 4.2 - 1)             # 10% above the edge
+    assert v["outside"].iloc[2] == pytest.approx(0.5 / 0.4 - 1)              # 25% below the edge
+
+
+def test_edges_of_the_band_are_inside():
+    v = report.band_verdicts(_long([("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 1.9),
+                                    ("3.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.1)]))
+    assert list(v["inside"]) == [1.0, 1.0] and list(v["outside"]) == [0.0, 0.0]
+
+
+def test_one_replicate_gives_no_verdict():
+    v = report.band_verdicts(_long([("1.00", "unreg_pdp_op", 2.0, NAN, NAN, 2.5)]))
+    assert np.isnan(v["inside"].iloc[0]) and not v["sharp"].iloc[0]
+    assert v["ratio"].iloc[0] == pytest.approx(1.25)
+
+
+def test_machine_zero_on_one_side_only_is_judged():
+    # a published exact zero against a rebuilt 1e-3 is a real disagreement, not "0 = 0"
+    v = report.band_verdicts(_long([("1.00", "unreg_pdp_op", 1e-3, 9e-4, 1.1e-3, 2e-32)]))
+    assert not v["machine_zero"].iloc[0] and v["inside"].iloc[0] == 0.0
+
+
+def test_machine_zero_formatting():
+    assert MACHINE_ZERO == 1e-20
+    assert is_machine_zero(0.0) and is_machine_zero(2.46e-32) and not is_machine_zero(1e-19)
+    assert not is_machine_zero(-1e-32)          # a negative loss is not a rounding of zero
+    assert sci_loss(1.67e-32) == "0" and sci_loss(0.0) == "0"
+    assert sci_loss(8.5432e2) == "8.54 × 10²" and sci_loss(5.3e-1) == "5.30 × 10⁻¹"
+
+
+def test_band_summary_counts_machine_zero_apart():
+    s = report.band_summary({"table-1": CELLS})
+    assert s.to_dict("records") == [{"target": "table-1", "cells": 3, "inside": 1,
+                                     "share": pytest.approx(1 / 3), "machine_zero": 1}]
+    assert report.band_summary({"table-1": CELLS.assign(low=NAN, high=NAN)}).empty
+
+
+def test_fidelity_headline_by_hand():
+    h = report.fidelity_headline(report.band_verdicts(CELLS))
+    assert (h["sharp"], h["sharp_inside"], h["loose"], h["loose_inside"], h["machine_zero"]) == (2, 1, 1, 0, 1)
+    assert h["sharp_share"] == pytest.approx(0.5) and h["loose_share"] == 0.0
+    assert h["sharp_miss_median"] == pytest.approx(0.1) and h["sharp_miss_max"] == pytest.approx(0.1)
+    assert h["loose_median_width"] == pytest.approx(1.0)
+
+
+@pytest.fixture
+def tiny_target(monkeypatch):
+    """A two-row, two-column table target in the registry, for rendering tests."""
+    spec = replace(specs_module.get_target("table-1"), name="table-1",
+                   param_labels=("1.00", "3.00"), columns=("unreg_pdp_op", "reg_pdp_op"))
+    monkeypatch.setitem(specs_module.TARGETS, "table-1", spec)
+    return spec
+
+
+def test_comparison_markdown_renders_marks(tiny_target):
+    text = report.comparison_markdown("table-1", CELLS)
+    lines = text.splitlines()
+    assert lines[0] == "| $\\lambda$ | unreg. PDP-OP | reg. PDP-OP |"
+    assert lines[1] == "|---|---|---|"
+    assert lines[2] == "| 1.00 | 1.02 ✓ | 1.16 ✗ |"        # 2.05/2 = 1.025 -> 1.02 (round half even)
+    assert lines[3] == "| 3.00 | 0.400 ✗ | 0 = 0 |"
+
+
+def test_comparison_markdown_refuses_a_missing_published_cell(tiny_target):
+    with pytest.raises(LookupError, match=r"param 3\.00, column reg_pdp_op"):
+        report.comparison_markdown("table-1", CELLS.iloc[:3])
+
+
+def test_rebuilt_markdown_bolds_the_best_private_method_and_shows_zero(monkeypatch):
+    table = _long([("1.00", c, v, NAN, NAN, NAN) for c, v in (
+        ("unreg_pdp_op", 0.25), ("unreg_non_personalized", 3.0),
+        ("reg_pdp_op", 1.67e-32), ("reg_non_personalized", 2.0))])
+    spec = specs_module.get_target("table-1")
+    monkeypatch.setitem(specs_module.TARGETS, "table-1", replace(spec, param_labels=("1.00",)))
+    text = report.rebuilt_markdown("table-1", table)
+    assert text.splitlines()[2] == "| 1.00 | **2.50 × 10⁻¹** | 3.00 | **0** | 2.00 |"
+
+
+def test_reference_series_fails_loudly(monkeypatch):
+    spec = specs_module.get_target("figure-7")
+    monkeypatch.setitem(specs_module.TARGETS, "figure-7", replace(spec, source_csv="no_such_file.csv"))
+    with pytest.raises(ValueError, match="no_such_file"):
+        report.reference_series("figure-7")
+    monkeypatch.setitem(specs_module.TARGETS, "figure-7", replace(spec, lam=12345.0))
+    with pytest.raises(LookupError, match="figure-7"):
+        report.reference_series("figure-7")
+
+
+def test_reference_series_of_every_target_is_complete():
+    for name in specs_module.TARGET_NAMES:
+        ref = report.reference_series(name)
+        spec = specs_module.get_target(name)
+        assert list(ref.columns) == list(spec.columns), name
+        assert len(ref) >= len(spec.param_labels) // 2, name
+
+
+def test_published_values_fail_loudly(monkeypatch):
+    assert len(published_values("table-9")) == 6 * 4
+    with pytest.raises(ValueError, match="figure-3"):
+        published_values("figure-3")
+    spec = specs_module.get_target("table-9")
+    monkeypatch.setitem(specs_module.TARGETS, "table-9", replace(spec, param_labels=spec.param_labels + ("0.7",)))
+    with pytest.raises(LookupError, match=r"table-9.*Table 9.*param 0\.7"):
+        published_values("table-9")
+    monkeypatch.setitem(specs_module.TARGETS, "table-9", replace(spec, param_labels=spec.param_labels[1:]))
+    with pytest.raises(LookupError, match=r"Table 9 publishes the cell \(param 0\.1"):
+        published_values("table-9")
+
+
+def test_figures_reproduce_without_published_values():
+    df = reproduce("figure-7", runs=5, seed=1)
+    assert df["paper"].isna().all()
