@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine that has python3:
 #   make book   build the website into _build/html, executing every chapter
 #   make test   pytest for pdp_lib, then nbval re-executes every chapter against its stored outputs
+# CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels) and make book.
 # Both create .venv from requirements.txt when it is missing or older than requirements.txt.
 
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
 
-.PHONY: book test pytest nbval notebooks check-site check-transcription clean distclean
+.PHONY: book test test-portable pytest nbval notebooks check-site check-transcription clean distclean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +24,11 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# nbval again, under other floating-point kernels than this machine's (OpenBLAS core types, NumPy's
+# SIMD dispatch, one BLAS thread): the stored outputs must not depend on the machine that wrote them.
+test-portable: $(STAMP)
+	$(BIN)/python tools/test_portable.py book
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest tests -p no:cacheprovider

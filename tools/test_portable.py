@@ -1,0 +1,122 @@
+"""nbval under other floating-point kernels than this machine's (``make test-portable``).
+
+A reader's laptop or a hosted CI runner uses other BLAS and SIMD kernels, so the last bits of
+a dot product or an ``exp`` differ from the machine that wrote the stored outputs.  This tool
+re-runs every chapter under nbval with the same pinned wheels but other kernels:
+
+* OpenBLAS's kernel set through ``OPENBLAS_CORETYPE`` (e.g. ``Sandybridge``, ``Haswell``);
+* NumPy's SIMD dispatch through ``NPY_DISABLE_CPU_FEATURES`` (NumPy >= 2.4 groups features
+  as ``X86_V2/V3/V4``);
+* one BLAS thread (``OPENBLAS_NUM_THREADS=1``) where ``make test`` uses several.
+
+Each configuration is checked before use: the kernel OpenBLAS reports and NumPy's active SIMD
+extensions must differ from the default environment's, or the configuration is not "another
+machine" and the tool says so and fails.  Configurations run in parallel, one per core (at
+most ``--jobs``); each writes its log to ``_build/portable/NAME.log``.  Exit status 0 when
+every configuration passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = ROOT / "_build" / "portable"
+
+# Only core types every x86-64 CPU of the last decade supports (AVX and AVX2 kernels).
+_X86 = {
+    "sandybridge-sse": {"OPENBLAS_CORETYPE": "Sandybridge",
+                        "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"},
+    "haswell-avx2": {"OPENBLAS_CORETYPE": "Haswell",
+                     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
+}
+_COMMON = {"OPENBLAS_NUM_THREADS": "1"}
+
+_PROBE = ("import json, numpy, threadpoolctl;"
+          "info = threadpoolctl.threadpool_info();"
+          "blas = [i for i in info if i.get('internal_api') == 'openblas'];"
+          "from numpy._core._multiarray_umath import __cpu_features__ as f;"
+          "print(json.dumps({'blas': blas[0].get('architecture') if blas else None,"
+          " 'threads': blas[0].get('num_threads') if blas else None,"
+          " 'simd': sorted(k for k, v in f.items() if v)}))")
+
+
+def _environment(extra: dict) -> dict:
+    env = dict(os.environ)
+    for key in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS"):
+        env.pop(key, None)
+    env.update(extra)
+    return env
+
+
+def probe(extra: dict) -> dict:
+    """The OpenBLAS kernel, its thread count and NumPy's active SIMD features under ``extra``."""
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=_environment(extra), check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def configurations() -> dict:
+    """The configurations to test on this machine: name -> environment variables."""
+    if platform.machine() in ("x86_64", "AMD64"):
+        return {name: {**cfg, **_COMMON} for name, cfg in _X86.items()}
+    # elsewhere the kernel switches above do not apply: vary the threads and NumPy's dispatch
+    return {"one-thread": dict(_COMMON),
+            "one-thread-baseline-simd": {**_COMMON, "NPY_DISABLE_CPU_FEATURES": "ASIMDHP ASIMDDP ASIMDFHM SVE"}}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", default=["book"], help="notebooks or folders (default: book)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="configurations run at once (default: min(2, cores))")
+    args = parser.parse_args(argv)
+    default = probe({})
+    print(f"default environment: OpenBLAS kernel {default['blas']}, {default['threads']} thread(s), "
+          f"{len(default['simd'])} NumPy SIMD features")
+    configs = configurations()
+    for name, extra in configs.items():
+        seen = probe(extra)
+        print(f"{name}: OpenBLAS kernel {seen['blas']}, {seen['threads']} thread(s), "
+              f"{len(seen['simd'])} NumPy SIMD features")
+        if (seen["blas"], seen["threads"], seen["simd"]) == (default["blas"], default["threads"], default["simd"]):
+            print(f"{name}: the same kernels as the default environment; not another machine", file=sys.stderr)
+            return 1
+    LOGS.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pytest", *args.paths, "--nbval", "--nbval-current-env",
+               "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), "-p", "no:cacheprovider", "-q"]
+    pending = list(configs.items())
+    running, failed = [], []
+    start = time.perf_counter()
+    while pending or running:
+        while pending and len(running) < max(1, args.jobs):
+            name, extra = pending.pop(0)
+            log = open(LOGS / f"{name}.log", "w")
+            running.append((name, log, subprocess.Popen(command, cwd=ROOT, env=_environment(extra),
+                                                        stdout=log, stderr=subprocess.STDOUT)))
+        for item in list(running):
+            name, log, proc = item
+            if proc.poll() is not None:
+                log.close()
+                running.remove(item)
+                last = (LOGS / f"{name}.log").read_text().strip().splitlines()[-1:]
+                print(f"{name}: {'passed' if proc.returncode == 0 else 'FAILED'} "
+                      f"({time.perf_counter() - start:.0f} s) {last[0] if last else ''}")
+                if proc.returncode != 0:
+                    failed.append(name)
+        time.sleep(0.5)
+    for name in failed:
+        print(f"\n===== {name} ({LOGS / (name + '.log')}) =====")
+        print((LOGS / f"{name}.log").read_text()[-20000:])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
