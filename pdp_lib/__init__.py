@@ -17,6 +17,7 @@ one piece of the paper:
 ``formatting``  numbers at the paper's precision
 ``moments``     exact mean and variance of the test losses over the privacy noise
 ``baselines``   non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
+``threshold``   uniform DP at the best public threshold, and the (non-private) oracle threshold
 ``experiments`` one vectorized engine for every table and figure; targets as data
 ``report``      rebuilt tables and figures beside the published values
 ``paper``       the published values of Tables 1-14 (for side-by-side display only)
@@ -28,13 +29,14 @@ from .bounds import (
     noise_norm_quantile,
     noise_scale,
     norm_bound,
+    resolve_bound,
     sensitivity_bound,
     sharp_norm_bound,
 )
 from . import accuracy, audit
 from .accuracy import accuracy_bound, simulate_accuracy
 from .audit import realized_privacy_loss, threshold_audit, worst_neighbour, worst_neighbours
-from .datasets import load_medical_cost, make_synthetic, train_test_split, training_subset
+from .datasets import load_diabetes, load_medical_cost, make_synthetic, train_test_split, training_subset
 from .estimator import PersonalizedRidge
 from .losses import regularized_loss, test_losses, unregularized_loss
 from .mechanism import Calibration, calibrate, pdp_op, sample_l2_laplace, weighted_ridge
@@ -57,6 +59,7 @@ from .baselines import (
     non_personalized,
     non_private_ridge,
 )
+from .threshold import best_public_threshold, oracle_threshold, threshold_dp
 from . import experiments
 from .paper import TABLES, bold_cells, caption, published_cells, published_table
 from .reference import (
@@ -78,6 +81,7 @@ __all__ = [
     "PersonalizedRidge",
     "norm_bound",
     "noise_scale",
+    "resolve_bound",
     "sensitivity_bound",
     "sharp_norm_bound",
     "noise_norm_chebyshev",
@@ -95,6 +99,7 @@ __all__ = [
     "privacy_profile",
     "make_synthetic",
     "load_medical_cost",
+    "load_diabetes",
     "train_test_split",
     "training_subset",
     "test_losses",
@@ -127,5 +132,8 @@ __all__ = [
     "jorgensen_mask",
     "least_squares",
     "non_private_ridge",
+    "threshold_dp",
+    "best_public_threshold",
+    "oracle_threshold",
     "experiments",
 ]

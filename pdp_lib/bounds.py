@@ -18,6 +18,7 @@ from .validation import check_dimension, check_fraction, check_positive, check_w
 
 __all__ = [
     "norm_bound",
+    "resolve_bound",
     "sensitivity_bound",
     "noise_scale",
     "sharp_norm_bound",
@@ -54,6 +55,34 @@ def norm_bound(lam, d) -> float:
         return float(min(1.0 / np.sqrt(lam), np.sqrt(d) / lam))
 
 
+def resolve_bound(lam, d, B=None) -> float:
+    r"""The norm bound a calibration uses: ``B(lambda)``, ``B*(lambda)`` or the user's ``B``.
+
+    Parameters
+    ----------
+    lam : float
+        ``lambda > 0``.
+    d : int
+        Feature dimension ``d >= 1``.
+    B : None, "sharp" or float
+        ``None``: the paper's :func:`norm_bound` (Lemma A.1, Theorem 3.1); ``"sharp"``: the
+        exact supremum :func:`sharp_norm_bound` over the domain, which is at most half of it
+        and keeps every guarantee (book chapter *Sensitivity of the weighted ridge
+        solution*); a float: a public bound of Assumption 3.1 (Theorem 3.2), positive and
+        finite.
+
+    Returns
+    -------
+    float
+    """
+    if isinstance(B, str):
+        if B != "sharp":
+            raise TypeError(f"B must be a real number or 'sharp', got str {B!r}: use None (the paper's "
+                            f"B(lambda)), 'sharp' (the exact supremum B*(lambda)) or a number in (0, inf)")
+        return sharp_norm_bound(lam, d)
+    return norm_bound(lam, d) if B is None else check_positive(B, "B")
+
+
 def noise_scale(lam, d, B=None) -> float:
     r"""The factor :math:`c = 2\sqrt{d}\,(1 + \sqrt{d} B)/\lambda` of Theorem A.4.
 
@@ -66,7 +95,7 @@ def noise_scale(lam, d, B=None) -> float:
     """
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
-    B = norm_bound(lam, d) if B is None else check_positive(B, "B")
+    B = resolve_bound(lam, d, B)
     with np.errstate(over="ignore", divide="ignore"):  # subnormal lam: inf, refused by calibrate
         return float(2.0 * np.sqrt(d) * (1.0 + np.sqrt(d) * B) / lam)
 
@@ -88,8 +117,9 @@ def sensitivity_bound(weights, lam, d, B=None) -> np.ndarray:
         Regularization parameter, ``lam > 0``.
     d : int
         Feature dimension.
-    B : float, optional
-        Bound on ``||theta_bar||``; :func:`norm_bound` when omitted.
+    B : None, "sharp" or float, optional
+        Bound on ``||theta_bar||``: :func:`norm_bound` when omitted, :func:`sharp_norm_bound`
+        for ``"sharp"`` (:func:`resolve_bound`).
 
     Returns
     -------

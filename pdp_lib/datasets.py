@@ -29,6 +29,8 @@ __all__ = [
     "make_synthetic",
     "MedicalCost",
     "load_medical_cost",
+    "Diabetes",
+    "load_diabetes",
     "train_test_split",
     "training_subset",
     "NUMERIC_COLUMNS",
@@ -164,6 +166,60 @@ def load_medical_cost() -> MedicalCost:
     X = np.column_stack([cols[k] for k in names])
     y = _min_max(raw[LABEL_COLUMN])
     return MedicalCost(X=X, y=y, feature_names=names, raw=raw.copy())
+
+
+DIABETES_FEATURES = ("age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6")
+
+
+@dataclass(frozen=True)
+class Diabetes:
+    """The diabetes data, prepared as the paper prepares Medical Cost (data it never saw).
+
+    Attributes
+    ----------
+    X : numpy.ndarray of shape (442, 11)
+        The ten baseline variables (``age, sex, bmi, bp, s1 ... s6``) min-max scaled to
+        ``[0, 1]`` (``sex``, coded 1/2, becomes 0/1), and a final intercept column of ones.
+    y : numpy.ndarray of shape (442,)
+        Disease progression one year after baseline, min-max scaled to ``[0, 1]``.
+    feature_names : tuple of str
+    raw : pandas.DataFrame
+        The unscaled variables and target (a copy).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple
+    raw: pd.DataFrame = field(repr=False)
+
+
+def load_diabetes() -> Diabetes:
+    """Load the diabetes data of Efron et al. (2004), as shipped in the pinned scikit-learn wheel.
+
+    442 patients, ten baseline variables and a quantitative measure of disease progression
+    one year later (``sklearn.datasets.load_diabetes(scaled=False)``: the raw values, read
+    from the wheel, no download; provenance in ``pdp_lib/data/PROVENANCE.md``).  Prepared
+    as Section 4 prepares the Medical Cost data (:func:`load_medical_cost`): every variable
+    and the target min-max scaled to ``[0, 1]``, then an intercept column of ones
+    (``d = 11``).  Split it with :func:`train_test_split` (80/20, seed 21), as the paper
+    splits Medical Cost.  Used in the book's chapter *Does personalization pay?*.
+
+    Returns
+    -------
+    Diabetes
+    """
+    from sklearn.datasets import load_diabetes as _sklearn_diabetes  # noqa: PLC0415 - heavy import
+
+    bunch = _sklearn_diabetes(scaled=False)
+    names = tuple(bunch.feature_names)
+    if names != DIABETES_FEATURES or bunch.data.shape != (442, 10):
+        raise ValueError(f"scikit-learn's diabetes data changed: features {names}, shape "
+                         f"{bunch.data.shape}; expected {DIABETES_FEATURES}, (442, 10)")
+    raw = pd.DataFrame(bunch.data, columns=list(names))
+    raw["progression"] = bunch.target
+    X = np.column_stack([_min_max(raw[name]) for name in names] + [np.ones(len(raw))])
+    y = _min_max(raw["progression"])
+    return Diabetes(X=X, y=y, feature_names=names + ("intercept",), raw=raw.copy())
 
 
 def _shuffle_split_indices(n: int, n_first: int, n_second: int, seed: int):

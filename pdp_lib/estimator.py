@@ -26,8 +26,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     ----------
     lam : float, default 1.0
         Ridge parameter ``lambda > 0`` of eq. (2).
-    B : float or None, default None
-        A public bound on the norm of the least-norm minimizer of the unregularized
+    B : None, "sharp" or float, default None
+        ``None``: the paper's ``B(lambda)`` (Theorem 3.1).  ``"sharp"``: the exact supremum
+        ``B*(lambda)`` of ``||theta_bar||`` over the domain, the same guarantee with less
+        noise (:func:`pdp_lib.calibrate`).  A float: a public bound on the norm of the least-norm minimizer of the unregularized
         weighted loss (Assumption 3.1, Theorem 3.2), fixed before the data are seen
         and valid for every dataset the estimator may be fitted on, including every
         neighbour of yours; a ``B`` computed from the data voids the guarantee (see

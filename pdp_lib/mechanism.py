@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import noise_scale, norm_bound
+from .bounds import noise_scale, resolve_bound
 from .validation import (
     check_count,
     check_dimension,
@@ -37,10 +37,11 @@ class Calibration:
     eta : float
         Noise parameter of the density ``prop. to exp(-eta ||z||)``.
     B : float
-        The bound on ``||theta_bar||`` used: ``B(lambda)`` for Theorem 3.1, the
-        user's ``B`` for Theorem 3.2.
+        The bound on ``||theta_bar||`` used: ``B(lambda)`` for Theorem 3.1,
+        ``B*(lambda)`` for the sharp calibration, the user's ``B`` for Theorem 3.2.
     theorem : str
-        ``"3.1"`` or ``"3.2"``.
+        ``"3.1"``, ``"3.2"`` (a user's ``B``) or ``"3.2 with B*"`` (``B="sharp"``: Theorem 3.2
+        with the exact supremum, which bounds ``||theta_bar||`` on every dataset of the domain).
     """
 
     weights: np.ndarray
@@ -58,7 +59,9 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
         \eta = \frac{\lambda}{2\sqrt{d}\,(1 + \sqrt{d}\,B)} \sum_j \varepsilon_j,
 
     with ``B = B(lambda) = min(1/sqrt(lam), sqrt(d)/lam)`` (Theorem 3.1) when
-    ``B`` is None, and the given ``B`` otherwise (Theorem 3.2).  Derived in the
+    ``B`` is None, the exact supremum ``B*(lambda)`` of ``||theta_bar||`` over the domain
+    when ``B="sharp"`` (at most half of ``B(lambda)``, so a larger ``eta`` at the same
+    privacy), and the given ``B`` otherwise (Theorem 3.2).  Derived in the
     book's chapters *The PDP-OP mechanism* (``book/mechanism.ipynb``), *Sensitivity
     of the weighted ridge solution* (``book/sensitivity.ipynb``) and *Privacy of
     PDP-OP* (``book/privacy.ipynb``).
@@ -71,8 +74,12 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
         Ridge parameter ``lambda > 0``.
     d : int
         Feature dimension ``d >= 1``.
-    B : float, optional
-        A public bound on the norm of the least-norm minimizer of the
+    B : None, "sharp" or float, optional
+        ``"sharp"``: calibrate with the exact supremum ``B*(lambda)``
+        (:func:`pdp_lib.bounds.sharp_norm_bound`), derived in the book's chapter
+        *Sensitivity of the weighted ridge solution*; it bounds ``||theta_bar||`` on every
+        dataset of the domain, so Theorem 3.2 applies and the guarantee is kept with less
+        noise.  A float: a public bound on the norm of the least-norm minimizer of the
         *unregularized* weighted loss (Assumption 3.1), fixed before the data are
         seen and valid for every dataset the mechanism may be run on, including
         every dataset that differs from yours in one record.  It then bounds
@@ -91,8 +98,8 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
     eps = check_epsilons(epsilons)
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
-    theorem = "3.1" if B is None else "3.2"
-    B_used = norm_bound(lam, d) if B is None else check_positive(B, "B")
+    theorem = "3.1" if B is None else ("3.2 with B*" if isinstance(B, str) else "3.2")
+    B_used = resolve_bound(lam, d, B)
     with np.errstate(over="ignore"):
         total = float(eps.sum())
     if not np.isfinite(total):
@@ -223,8 +230,12 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
         Privacy levels, finite and ``> 0``.
     lam : float
         ``lambda > 0``.
-    B : float, optional
-        A public bound on the norm of the least-norm minimizer of the
+    B : None, "sharp" or float, optional
+        ``"sharp"``: calibrate with the exact supremum ``B*(lambda)``
+        (:func:`pdp_lib.bounds.sharp_norm_bound`), derived in the book's chapter
+        *Sensitivity of the weighted ridge solution*; it bounds ``||theta_bar||`` on every
+        dataset of the domain, so Theorem 3.2 applies and the guarantee is kept with less
+        noise.  A float: a public bound on the norm of the least-norm minimizer of the
         *unregularized* weighted loss (Assumption 3.1), fixed before the data are
         seen and valid for every dataset the mechanism may be run on, including
         every dataset that differs from yours in one record.  It then bounds

@@ -201,3 +201,29 @@ def test_synthetic_reproducible():
 def test_synthetic_argument_errors(kwargs, exc, pattern):
     with pytest.raises(exc, match=pattern):
         make_synthetic(rng=0, **kwargs)
+
+
+def test_diabetes_prepared_as_the_paper_prepares_medical_cost():
+    import hashlib
+
+    from pdp_lib.datasets import load_diabetes, train_test_split
+    from pdp_lib.validation import check_features, check_labels
+
+    data = load_diabetes()
+    assert data.X.shape == (442, 11) and data.y.shape == (442,)
+    check_features(data.X)
+    check_labels(data.y, 442)                              # in the domain
+    assert np.all(data.X[:, -1] == 1.0) and data.feature_names[-1] == "intercept"
+    assert np.allclose(data.X[:, :-1].min(axis=0), 0.0) and np.allclose(data.X[:, :-1].max(axis=0), 1.0)
+    assert data.y.min() == 0.0 and data.y.max() == 1.0
+    assert set(np.unique(data.X[:, 1])) == {0.0, 1.0}      # sex, coded 1/2, becomes 0/1
+    raw = np.ascontiguousarray(data.raw.to_numpy(float))
+    assert raw[:, -1].min() == 25.0 and raw[:, -1].max() == 346.0
+    # the raw values of the pinned scikit-learn wheel (pdp_lib/data/PROVENANCE.md)
+    assert hashlib.sha256(raw.tobytes()).hexdigest() == (
+        "839c546b0b4ac02c2e6cbe5e5c92313cefa993446c9733e9b49477cc3f96e104")
+    # hand-checked first patient: age 59 of 19..79, progression 151 of 25..346
+    assert data.X[0, 0] == pytest.approx((59 - 19) / (79 - 19))
+    assert data.y[0] == pytest.approx((151 - 25) / (346 - 25))
+    X_train, X_test, _, _ = train_test_split(data.X, data.y, test_size=0.2, seed=21)
+    assert X_train.shape == (353, 11) and X_test.shape == (89, 11)

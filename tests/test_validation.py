@@ -141,7 +141,7 @@ TYPE_BAD = [
 DATA_TYPE_BAD = TYPE_BAD + [
     (dict(epsilons="12345"), r"epsilons must be array-like of numbers, got str"),
     (dict(epsilons=None), r"epsilons must be array-like of numbers, got NoneType"),
-    (dict(B="1"), r"B must be a real number, got str"),
+    (dict(B="1"), r"B must be a real number or 'sharp', got str '1'"),
     (dict(B=[0.5]), r"B must be a real number, got list"),
 ]
 
