@@ -10,14 +10,20 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
 
-.PHONY: book test test-portable pytest nbval notebooks check-site check-transcription clean distclean
+.PHONY: book test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	@# make the repository's pdp_lib importable from the venv (notebooks, kernels, tests)
-	$(BIN)/python -c "import pathlib, site; pathlib.Path(site.getsitepackages()[0], 'pdp_companion.pth').write_text(str(pathlib.Path.cwd()) + '\n')"
+	@# pdp_lib itself, editable: notebooks, kernels and tests import the repository's code
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+LAB_STAMP := $(VENV)/.lab-installed
+
+$(LAB_STAMP): requirements-lab.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-lab.txt
+	@touch $(LAB_STAMP)
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
@@ -35,6 +41,10 @@ pytest: $(STAMP)
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# Open the chapters in JupyterLab with the pinned environment (JupyterLab's own pins: requirements-lab.txt).
+lab: $(LAB_STAMP)
+	$(BIN)/jupyter lab --notebook-dir=book
 
 # Re-execute every chapter in place with the pinned environment and store its outputs
 # (what nbval compares against). Run after changing pdp_lib or a chapter; commit the result.

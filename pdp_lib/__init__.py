@@ -24,116 +24,93 @@ one piece of the paper:
 ``reference``   the authors' raw outputs and their agreement with the paper
 """
 
-from .bounds import (
-    noise_norm_chebyshev,
-    noise_norm_quantile,
-    noise_scale,
-    norm_bound,
-    resolve_bound,
-    sensitivity_bound,
-    sharp_norm_bound,
-)
-from . import accuracy, audit
-from .accuracy import accuracy_bound, simulate_accuracy
-from .audit import realized_privacy_loss, threshold_audit, worst_neighbour, worst_neighbours
-from .datasets import load_diabetes, load_medical_cost, make_synthetic, train_test_split, training_subset
-from .estimator import PersonalizedRidge
-from .losses import regularized_loss, test_losses, unregularized_loss
-from .mechanism import Calibration, calibrate, pdp_op, sample_l2_laplace, weighted_ridge
-from .profiles import DEFAULT_PROFILE, ProfileSpec, privacy_profile
-from .formatting import sci, sig
-from .preprocessing import DomainScaler, scale_labels, scale_to_domain
-from .moments import (
-    LossMoments,
-    QuadraticLoss,
-    l2_laplace_norm_moments,
-    loss_moments,
-    sphere_quadratic_form_moments,
-)
-from .baselines import (
-    jorgensen,
-    jorgensen_keep_probabilities,
-    jorgensen_mask,
-    jorgensen_threshold,
-    least_squares,
-    non_personalized,
-    non_private_ridge,
-)
-from .threshold import best_public_threshold, oracle_threshold, threshold_dp
-from . import experiments
-from .paper import TABLES, bold_cells, caption, published_cells, published_table
-from .reference import (
-    agreement_summary,
-    compare_published_with_reference,
-    disagreements,
-    load_reference,
-    reference_table,
-)
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Calibration",
-    "calibrate",
-    "weighted_ridge",
-    "sample_l2_laplace",
-    "pdp_op",
-    "PersonalizedRidge",
-    "norm_bound",
-    "noise_scale",
-    "resolve_bound",
-    "sensitivity_bound",
-    "sharp_norm_bound",
-    "noise_norm_chebyshev",
-    "noise_norm_quantile",
-    "audit",
-    "accuracy",
-    "accuracy_bound",
-    "simulate_accuracy",
-    "worst_neighbour",
-    "worst_neighbours",
-    "realized_privacy_loss",
-    "threshold_audit",
-    "ProfileSpec",
-    "DEFAULT_PROFILE",
-    "privacy_profile",
-    "make_synthetic",
-    "load_medical_cost",
-    "load_diabetes",
-    "train_test_split",
-    "training_subset",
-    "test_losses",
-    "unregularized_loss",
-    "regularized_loss",
-    "sci",
-    "sig",
-    "DomainScaler",
-    "scale_to_domain",
-    "scale_labels",
-    "TABLES",
-    "published_table",
-    "published_cells",
-    "caption",
-    "bold_cells",
-    "load_reference",
-    "reference_table",
-    "compare_published_with_reference",
-    "agreement_summary",
-    "disagreements",
-    "LossMoments",
-    "QuadraticLoss",
-    "loss_moments",
-    "l2_laplace_norm_moments",
-    "sphere_quadratic_form_moments",
-    "non_personalized",
-    "jorgensen",
-    "jorgensen_threshold",
-    "jorgensen_keep_probabilities",
-    "jorgensen_mask",
-    "least_squares",
-    "non_private_ridge",
-    "threshold_dp",
-    "best_public_threshold",
-    "oracle_threshold",
-    "experiments",
-]
+# Public name -> the module that defines it.  Modules are imported on first use (PEP 562), so
+# that ``import pdp_lib`` stays fast (the command line and a notebook's first cell pay only for
+# what they use; ``benchmarks/bench_import.py`` measures it).
+_EXPORTS = {
+    "Calibration": "mechanism",
+    "calibrate": "mechanism",
+    "weighted_ridge": "mechanism",
+    "sample_l2_laplace": "mechanism",
+    "pdp_op": "mechanism",
+    "PersonalizedRidge": "estimator",
+    "norm_bound": "bounds",
+    "noise_scale": "bounds",
+    "resolve_bound": "bounds",
+    "sensitivity_bound": "bounds",
+    "sharp_norm_bound": "bounds",
+    "noise_norm_chebyshev": "bounds",
+    "noise_norm_quantile": "bounds",
+    "accuracy_bound": "accuracy",
+    "simulate_accuracy": "accuracy",
+    "worst_neighbour": "audit",
+    "worst_neighbours": "audit",
+    "realized_privacy_loss": "audit",
+    "threshold_audit": "audit",
+    "ProfileSpec": "profiles",
+    "DEFAULT_PROFILE": "profiles",
+    "privacy_profile": "profiles",
+    "make_synthetic": "datasets",
+    "load_medical_cost": "datasets",
+    "load_diabetes": "datasets",
+    "train_test_split": "datasets",
+    "training_subset": "datasets",
+    "test_losses": "losses",
+    "unregularized_loss": "losses",
+    "regularized_loss": "losses",
+    "sci": "formatting",
+    "sig": "formatting",
+    "DomainScaler": "preprocessing",
+    "scale_to_domain": "preprocessing",
+    "scale_labels": "preprocessing",
+    "TABLES": "paper",
+    "published_table": "paper",
+    "published_cells": "paper",
+    "caption": "paper",
+    "bold_cells": "paper",
+    "load_reference": "reference",
+    "reference_table": "reference",
+    "compare_published_with_reference": "reference",
+    "agreement_summary": "reference",
+    "disagreements": "reference",
+    "LossMoments": "moments",
+    "QuadraticLoss": "moments",
+    "loss_moments": "moments",
+    "l2_laplace_norm_moments": "moments",
+    "sphere_quadratic_form_moments": "moments",
+    "non_personalized": "baselines",
+    "jorgensen": "baselines",
+    "jorgensen_threshold": "baselines",
+    "jorgensen_keep_probabilities": "baselines",
+    "jorgensen_mask": "baselines",
+    "least_squares": "baselines",
+    "non_private_ridge": "baselines",
+    "threshold_dp": "threshold",
+    "best_public_threshold": "threshold",
+    "oracle_threshold": "threshold",
+}
+_SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting", "losses", "mechanism", "moments", "paper", "preprocessing", "profiles", "reference", "report", "threshold", "validation")
+
+__all__ = [*_EXPORTS, *(m for m in _SUBMODULES if m in ("accuracy", "audit", "experiments",))]
+
+
+def __getattr__(name: str):
+    """Import the module behind a public name on first access (PEP 562)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))

@@ -12,7 +12,6 @@ calibrates its noise from these bounds.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .validation import check_dimension, check_fraction, check_positive, check_weights
 
@@ -218,4 +217,6 @@ def noise_norm_quantile(eta, d, prob) -> float:
     eta = check_positive(eta, "eta")
     d = check_dimension(d)
     prob = check_fraction(prob, "prob", closed_low=False, closed_high=False)
+    from scipy import stats  # noqa: PLC0415 - scipy.stats costs a second of import time
+
     return float(stats.gamma.ppf(prob, d, scale=1.0 / eta))

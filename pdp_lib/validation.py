@@ -14,9 +14,9 @@ void the guarantee.  Inputs are never modified; the checks return new arrays
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
-import pandas as pd
 
 __all__ = [
     "check_features",
@@ -37,7 +37,8 @@ def _as_float_array(value, name: str) -> np.ndarray:
     """Convert ``value`` to a float array without copying user data in place."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be array-like of numbers, got {type(value).__name__}")
-    if isinstance(value, (pd.DataFrame, pd.Series)):
+    pd = sys.modules.get("pandas")  # a DataFrame exists only once pandas is imported: no import here
+    if pd is not None and isinstance(value, (pd.DataFrame, pd.Series)):
         # Mixed column dtypes (float next to bool, e.g. after pandas.get_dummies) and nullable
         # extension dtypes (Int64, Float64, boolean) turn into object arrays under np.asarray;
         # read them column-wise instead, missing values becoming NaN (refused later, by index).

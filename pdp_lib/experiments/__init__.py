@@ -6,37 +6,38 @@
 ``engine``     exact moments for PDP-OP / non-personalized, Rao-Blackwellized Monte Carlo
                for Jorgensen et al., for a whole lambda grid at once
 ``reproduce``  plan, evaluate and assemble any set of targets (the command line's backend)
+``settings``   the book's seed, runs and band settings, which are the command line's defaults
 
 Derived and measured in the book's chapter *Exact loss moments* (``book/moments.ipynb``).
 """
 
-from .draws import DATASETS, DataDraw, draw_data, draw_profile, mask_seed, seed_sequence, training_points
-from .engine import SweepResult, batched_ridge, evaluate_sweep, jorgensen_masks
-from .reproduce import OUTPUT_COLUMNS, published_values, reproduce, reproduce_many, to_markdown
-from .specs import COLUMNS, METHODS, SWEEPS, TARGET_NAMES, TARGETS, TargetSpec, get_target
+from __future__ import annotations
 
-__all__ = [
-    "COLUMNS",
-    "METHODS",
-    "SWEEPS",
-    "TARGETS",
-    "TARGET_NAMES",
-    "TargetSpec",
-    "get_target",
-    "DATASETS",
-    "DataDraw",
-    "draw_data",
-    "draw_profile",
-    "training_points",
-    "mask_seed",
-    "seed_sequence",
-    "SweepResult",
-    "evaluate_sweep",
-    "jorgensen_masks",
-    "batched_ridge",
-    "OUTPUT_COLUMNS",
-    "reproduce",
-    "reproduce_many",
-    "published_values",
-    "to_markdown",
-]
+import importlib
+
+# Public name -> the module that defines it, imported on first use (PEP 562) so that the
+# command line can read ``settings`` without paying for the engine.
+_EXPORTS = {
+    **dict.fromkeys(("DATASETS", "DataDraw", "draw_data", "draw_profile", "mask_seed", "seed_sequence",
+                     "training_points"), "draws"),
+    **dict.fromkeys(("SweepResult", "batched_ridge", "evaluate_sweep", "jorgensen_masks"), "engine"),
+    **dict.fromkeys(("OUTPUT_COLUMNS", "published_values", "reproduce", "reproduce_many", "to_markdown"),
+                    "reproduce"),
+    **dict.fromkeys(("COLUMNS", "METHODS", "SWEEPS", "TARGET_NAMES", "TARGETS", "TargetSpec", "get_target"),
+                    "specs"),
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """Import the module behind a public name on first access (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,44 @@
+"""``import pdp_lib`` is cheap: heavy dependencies load only when a module that needs them is used.
+
+Checked on ``sys.modules`` of a fresh interpreter, never on wall time
+(``benchmarks/bench_import.py`` measures the time).
+"""
+
+import subprocess
+import sys
+
+HEAVY = ("scipy", "scipy.stats", "pandas", "sklearn", "matplotlib", "tqdm")
+
+
+def _modules_after(code: str) -> set:
+    out = subprocess.run([sys.executable, "-c", code + "; import sys; print('\\n'.join(sys.modules))"],
+                         check=True, capture_output=True, text=True, timeout=120)
+    return set(out.stdout.split())
+
+
+def test_import_pdp_lib_loads_no_heavy_dependency():
+    loaded = _modules_after("import pdp_lib")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_the_mechanism_needs_only_numpy():
+    loaded = _modules_after("import pdp_lib; pdp_lib.pdp_op; pdp_lib.calibrate; pdp_lib.threshold_dp")
+    assert "numpy" in loaded
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_the_command_line_reads_its_settings_without_the_engine():
+    loaded = _modules_after("import pdp_lib.cli")
+    assert "pdp_lib.experiments.settings" in loaded
+    assert "pdp_lib.experiments.engine" not in loaded and not loaded & set(HEAVY)
+
+
+def test_every_public_name_resolves():
+    import pdp_lib
+    import pdp_lib.experiments as experiments
+
+    for name in pdp_lib.__all__:
+        assert getattr(pdp_lib, name) is not None, name
+    for name in experiments.__all__:
+        assert getattr(experiments, name) is not None, name
+    assert set(pdp_lib.__all__) <= set(dir(pdp_lib))
