@@ -41,6 +41,8 @@ __all__ = [
     "threshold_calibration",
     "threshold_dp",
     "oracle_threshold",
+    "personalization_ratio",
+    "harmonic_number",
 ]
 
 
@@ -92,6 +94,29 @@ def best_public_threshold(epsilons) -> float:
     kept = n - np.flatnonzero(first)
     score = tau * kept
     return float(tau[int(np.argmax(score))])          # argmax: first (smallest tau) of the ties
+
+
+def personalization_ratio(epsilons) -> float:
+    r"""PDP-OP's :math:`\eta` over that of the best threshold rule: :math:`\sum_i\varepsilon_i / \max_\tau \tau k(\tau)`.
+
+    Both noise parameters carry the same factor :math:`1/c(\lambda, B)`, so the ratio depends only
+    on the profile.  It lies in :math:`[1, H_n]` (:func:`harmonic_number`): 1 exactly for a
+    constant profile, :math:`H_n` exactly for a harmonic one (:math:`\varepsilon_{(k)} \propto 1/k`
+    in decreasing order).  The expected noise term of the loss, proportional to
+    :math:`1/\eta^2`, shrinks by its square.  Proposition *prop-personalization-gain* of the book's
+    chapter *Does personalization pay?*.
+    """
+    eps = check_epsilons(epsilons)
+    tau = best_public_threshold(eps)
+    return float(eps.sum() / (tau * np.count_nonzero(eps >= tau)))
+
+
+def harmonic_number(n) -> float:
+    r""":math:`H_n = \sum_{k=1}^n 1/k`, summed from the smallest term for accuracy."""
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"n = {n} is outside the allowed range [1, inf)")
+    return float(np.sum(1.0 / np.arange(n, 0, -1, dtype=float)))
 
 
 def threshold_calibration(epsilons, lam, d, threshold=None, B=None):

@@ -1,0 +1,61 @@
+"""Tests of pdp_lib.experiments.beyond: the exact columns beyond the paper, against direct computation."""
+
+import numpy as np
+import pytest
+
+import pdp_lib
+from pdp_lib.experiments.beyond import exact_columns
+from pdp_lib.moments import QuadraticLoss, loss_moments
+from pdp_lib.threshold import best_public_threshold, oracle_threshold, threshold_calibration
+
+
+def _problem(seed, n=60, d=5, m=30):
+    gen = np.random.default_rng(seed)
+    coef = gen.normal(size=d) / d
+    X, Xt = gen.random((n, d)), gen.random((m, d))
+    y = np.clip(X @ coef + 0.05 * gen.normal(size=n), -1, 1)
+    yt = np.clip(Xt @ coef + 0.05 * gen.normal(size=m), -1, 1)
+    eps = gen.choice([0.02, 0.1, 0.1, 0.4, 1.0], size=n) * gen.uniform(0.9, 1.1, size=n)
+    return X, y, Xt, yt, eps
+
+
+@pytest.mark.parametrize("B", [None, "sharp"])
+def test_exact_columns_against_direct_computation(B):
+    X, y, Xt, yt, eps = _problem(1)
+    lams = np.array([0.05, 1.0, 30.0])
+    lu = QuadraticLoss(Xt, yt)
+    out = exact_columns(X, y, eps, lu, [lu.with_penalty(l) for l in lams], lams,
+                        ("pdp_op_sharp", "threshold_public", "threshold_oracle"), B=B)
+    tau = best_public_threshold(eps)
+    for j, lam in enumerate(lams):
+        cal = pdp_lib.calibrate(eps, lam, 5, B="sharp")
+        bar = pdp_lib.weighted_ridge(X, y, cal.weights, lam)
+        keep, cal_t = threshold_calibration(eps, lam, 5, B=B)
+        bar_t = pdp_lib.weighted_ridge(X[keep], y[keep], cal_t.weights, lam)
+        for kind, penalty in (("unreg", 0.0), ("reg", lam)):
+            mom = loss_moments(bar, cal.eta, Xt, yt, penalty=penalty)
+            assert out[f"{kind}_pdp_op_sharp"][0][j] == pytest.approx(float(mom.mean), rel=1e-12)
+            assert out[f"{kind}_pdp_op_sharp"][1][j] == pytest.approx(float(mom.std), rel=1e-12)
+            mom_t = loss_moments(bar_t, cal_t.eta, Xt, yt, penalty=penalty)
+            assert out[f"{kind}_threshold_public"][0][j] == pytest.approx(float(mom_t.mean), rel=1e-12)
+            assert out[f"{kind}_threshold_public"][2][j] == tau
+            # the oracle: brute force over every level, through the single-run API
+            best_tau, best_mean = oracle_threshold(X, y, Xt, yt, eps, lam, B=B, penalty=penalty)
+            assert out[f"{kind}_threshold_oracle"][2][j] == best_tau
+            assert out[f"{kind}_threshold_oracle"][0][j] == pytest.approx(best_mean, rel=1e-9)
+            # an oracle is never worse than the public rule, and PDP-OP (sharp) never noisier
+            assert out[f"{kind}_threshold_oracle"][0][j] <= out[f"{kind}_threshold_public"][0][j] * (1 + 1e-12)
+
+
+def test_the_sharp_calibration_removes_noise_only():
+    X, y, Xt, yt, eps = _problem(2)
+    lams = np.array([0.5])
+    lu = QuadraticLoss(Xt, yt)
+    sharp = exact_columns(X, y, eps, lu, [lu.with_penalty(0.5)], lams, ("pdp_op_sharp",))
+    cal = pdp_lib.calibrate(eps, 0.5, 5)
+    bar = pdp_lib.weighted_ridge(X, y, cal.weights, 0.5)
+    paper = loss_moments(bar, cal.eta, Xt, yt)
+    bias = float(lu.value(bar))
+    ratio = (pdp_lib.calibrate(eps, 0.5, 5, B="sharp").eta / cal.eta) ** 2
+    # same bias, noise part divided by (eta*/eta)^2
+    assert sharp["unreg_pdp_op_sharp"][0][0] - bias == pytest.approx((float(paper.mean) - bias) / ratio, rel=1e-9)
