@@ -4,6 +4,7 @@
 
     python -m pdp_lib reproduce TARGET [--runs N] [--seed S] [--replicates K]
                                        [--replicate-runs R] [--paper-runs P] [--split paper|redraw]
+                                       [--bound paper|sharp]
                                        [--format csv|markdown] [--out FILE]
     TARGET: table-1 ... table-14 | figure-1 ... figure-18 | all
 
@@ -114,6 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--split", choices=settings.SPLITS, default=settings.SPLIT,
                      help="'paper' (default, as in the book): every replicate keeps the paper's "
                           "Medical Cost split (random_state=21); 'redraw': replicates redraw it")
+    rep.add_argument("--bound", choices=settings.BOUNDS, default="paper",
+                     help="norm bound of every private mechanism: 'paper' (default), the B(lambda) of "
+                          "Lemma A.1 the published numbers used, or 'sharp', its exact supremum "
+                          "B*(lambda): the same privacy with less noise")
     rep.add_argument("--format", choices=("csv", "markdown"), default="csv",
                      help="output format (default csv)")
     rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
@@ -164,7 +169,7 @@ def _run(argv) -> int:
 
     tables = reproduce_many(names, runs=args.runs, seed=args.seed, replicates=args.replicates,
                             replicate_runs=args.replicate_runs, paper_runs=args.paper_runs or None,
-                            split=args.split, progress=True)
+                            split=args.split, bound=args.bound, progress=True)
     text = _render(tables, args.format, with_target=args.target == "all")
     if args.out is None:
         sys.stdout.write(text)

@@ -108,3 +108,19 @@ def test_unwritable_out_exits_2(tmp_path, capsys):
 def test_help_exits_0(capsys):
     assert main(["reproduce", "--help"]) == 0
     assert "TARGET" in capsys.readouterr().out
+
+
+def test_bound_option_recalibrates_every_private_mechanism(capsys):
+    def rows(*extra):
+        assert main(["reproduce", "table-4", "--runs", "20", "--seed", "5", *extra]) == 0
+        return {(r["param"], r["column"]): float(r["value"]) for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+
+    paper, sharp = rows(), rows("--bound", "sharp")
+    assert paper.keys() == sharp.keys()
+    for (param, column), value in paper.items():
+        if column.endswith("non_private"):
+            assert sharp[param, column] == value                  # no noise, no bound
+        else:
+            assert sharp[param, column] < value                   # B* < B(lambda): less noise
+    assert main(["reproduce", "table-4", "--bound", "loose"]) == 2
+    assert "--bound" in capsys.readouterr().err

@@ -24,4 +24,5 @@ REPLICATE_RUNS = 100
 PAPER_RUNS = 10_000
 SPLIT = "paper"
 SPLITS = ("paper", "redraw")
+BOUNDS = ("paper", "sharp")   # B(lambda) of Lemma A.1, or the exact supremum B*(lambda)
 SHARP_WIDTH = 0.2
