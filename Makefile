@@ -57,7 +57,7 @@ check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --screenshots _build/screenshots \
 		--pages book/intro.html book/privacy.html book/jorgensen.html
 
-# Check pdp_lib/paper.py cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
+# Check the published values (pdp_lib/data/published.csv) cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)
 	PDP_PAPER_TEX=$(PAPER) $(BIN)/python -m pytest tests/test_paper.py -k latex -p no:cacheprovider -rs
 

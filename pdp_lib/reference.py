@@ -5,7 +5,10 @@ repository ``krishnacharya/pp-ridge``, which also holds their raw CSV outputs.
 Eight of those files ship inside the package (``pdp_lib/data/reference/``, with
 the licence notice and ``PROVENANCE.md``).  This module loads them, picks out,
 for each published cell of Tables 1-14 (:mod:`pdp_lib.paper`), the raw value the
-authors' file holds for the same configuration, and compares the two.
+authors' file holds for the same configuration, and compares the two.  Which file
+holds which table and how to read it (the file's column of the sweep, its scale, the
+columns held fixed, whether the file really is the source) is the registry's
+(``pdp_lib/data/targets.toml``: ``[files]`` and each table's ``source``).
 Shown beside the rebuilt tables in the book's chapters *PDP-OP against standard
 DP*, *PDP-OP against Jorgensen et al.*, *Variability of the test loss* and *How much
 does a number move? Errata and claims* (``book/standard_dp.ipynb``,
@@ -49,11 +52,12 @@ from decimal import ROUND_DOWN, Decimal
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .experiments.specs import REGISTRY, TargetSpec, get_target
 from .formatting import sci
 from .paper import TABLES, table_spec
 
@@ -61,6 +65,8 @@ __all__ = [
     "REFERENCE_FILES",
     "TableSource",
     "TABLE_SOURCES",
+    "FileReading",
+    "file_reading",
     "reference_files",
     "load_reference",
     "reference_column",
@@ -76,24 +82,48 @@ __all__ = [
 
 _DATA_DIR = "data/reference"
 
-REFERENCE_FILES = MappingProxyType({
-    "synthetic_lambda": "forplots_specific_30_100_plevel_34_43_23_result.csv",
-    "medical_lambda": "forplots_insurance_data_impact_lambda_plevel_34_43_23_affine.csv",
-    "synthetic_eps": "forplots_specific_30_100_eps_c_eps_m.csv",
-    "medical_eps": "forplots_insurance_data_impact_epsc_epsm_affine.csv",
-    "synthetic_fc": "forplots_specific_30_100_impact_fc.csv",
-    "medical_fc": "forplots_insurance_data_impact_fc_affine.csv",
-    "synthetic_n": "forplots_specific_30_100_impact_n.csv",
-    "medical_n": "forplots_insurance_data_impact_n_plevel_34_43_23_affine.csv",
-})
-"""Short name -> file name of the authors' outputs in ``pdp_lib/data/reference/``."""
+REFERENCE_FILES = MappingProxyType({key: f["name"] for key, f in REGISTRY.files.items()})
+"""Short name -> file name of the authors' outputs in ``pdp_lib/data/reference/`` (the registry's files)."""
 
-_METHOD_TO_FILE = {
-    "pdp_op": "pp",
-    "non_personalized": "nonpp",
-    "jorgensen_max": "jorg_max",
-    "jorgensen_mean": "jorg_avg",
-}
+_AUTHORS = REGISTRY.authors
+
+
+class FileReading(NamedTuple):
+    """How a target's values are read from its authors' file.
+
+    ``key``: the file's short name (:data:`REFERENCE_FILES`); ``column``: the file's column of
+    the swept parameter; ``scale``: file value = swept value x ``scale``; ``select``: the other
+    columns the file varies, held at the target's setting (``{"eps_m": 0.5, "lamb": 100.0}``).
+    """
+
+    key: str
+    column: str
+    scale: float
+    select: Mapping
+
+
+def file_reading(target) -> FileReading:
+    """Where the authors' file of ``target`` (a name or a :class:`TargetSpec`) holds its values.
+
+    Every parameter the file varies (the registry's ``varies``) other than the sweep is held at
+    the target's own setting: its ``lam``, its profile's privacy levels and fractions, or the
+    full training set.
+
+    Raises
+    ------
+    LookupError
+        If the target names no authors' file, or one the registry does not describe.
+    """
+    spec = target if isinstance(target, TargetSpec) else get_target(target)
+    keys = [key for key, name in REFERENCE_FILES.items() if name == spec.source_csv]
+    if not keys:
+        raise LookupError(f"target {spec.name!r}: {spec.source_csv!r} is not one of the authors' files "
+                          f"the registry describes")
+    varies = REGISTRY.files[keys[0]]["varies"]
+    setting = {"lam": spec.lam, "fraction": 1.0}
+    select = {v["column"]: setting[p] if p in setting else getattr(spec.profile, p)
+              for p, v in varies.items() if p != spec.sweep}
+    return FileReading(keys[0], varies[spec.sweep]["column"], varies[spec.sweep]["scale"], select)
 
 
 @dataclass(frozen=True)
@@ -121,9 +151,9 @@ class TableSource:
     caption_lambda : float or None
         The lambda the caption states (``None`` when lambda is swept).
     matched_lambda : float or None
-        The lambda of the file whose rows reproduce the most published cells
-        (found with :func:`best_matching_lambda`; ``None`` when lambda is swept or
-        when no lambda reproduces any cell).
+        The lambda of the file whose rows reproduce the published cells (the caption's when
+        the file is the source, checked with :func:`best_matching_lambda`; ``None`` when
+        lambda is swept or when no lambda reproduces any cell).
     note : str
         What was found.
     """
@@ -142,53 +172,16 @@ class TableSource:
         object.__setattr__(self, "select", MappingProxyType(dict(self.select)))
 
 
-_SYN_TRAIN = 80     # 100 synthetic points, test_size = 0.2
-_MED_TRAIN = 1070   # 1338 Medical Cost rows, test_size = 0.2 (268 test rows)
+def _table_source(k: int) -> TableSource:
+    """Table ``k``'s source, from its registry entry (``source``, ``sourced``, ``source_note``)."""
+    entry, spec = REGISTRY.entries[f"table-{k}"], get_target(f"table-{k}")
+    reading = file_reading(spec)
+    return TableSource(k, reading.key if entry["sourced"] else None, reading.key, reading.column,
+                       reading.scale, reading.select, caption_lambda=spec.lam,
+                       matched_lambda=spec.lam if entry["sourced"] else None, note=entry["source_note"])
 
-TABLE_SOURCES = MappingProxyType({s.table: s for s in (
-    TableSource(1, "synthetic_lambda", "synthetic_lambda", "lamb",
-                note="Every published cell agrees."),
-    TableSource(2, "medical_lambda", "medical_lambda", "lamb",
-                note="Every published cell agrees."),
-    TableSource(3, "synthetic_lambda", "synthetic_lambda", "lamb",
-                note="Two cells disagree: lambda = 25 unreg_jorgensen_max (power of ten) and "
-                     "lambda = 500 reg_non_private (last digit)."),
-    TableSource(4, "medical_lambda", "medical_lambda", "lamb",
-                note="One cell disagrees: lambda = 0.6 unreg_jorgensen_max (last digit)."),
-    TableSource(5, "synthetic_eps", "synthetic_eps", "eps_c", select={"eps_m": 0.5, "lamb": 100.0},
-                caption_lambda=100.0, matched_lambda=100.0,
-                note="eps_c sweep rows of the file (eps_m = 0.5). One cell disagrees: "
-                     "eps_c = 0.3 reg_non_personalized prints the value of the eps_c = 0.5 row."),
-    TableSource(6, "medical_eps", "medical_eps", "eps_c", select={"eps_m": 0.5, "lamb": 1.0},
-                caption_lambda=1.0, matched_lambda=1.0,
-                note="eps_c sweep rows of the file (eps_m = 0.5). Every published cell agrees."),
-    TableSource(7, "synthetic_eps", "synthetic_eps", "eps_m", select={"eps_c": 0.01, "lamb": 100.0},
-                caption_lambda=100.0, matched_lambda=100.0,
-                note="eps_m sweep rows of the file (eps_c = 0.01). Every published cell agrees."),
-    TableSource(8, "medical_eps", "medical_eps", "eps_m", select={"eps_c": 0.01, "lamb": 1.0},
-                caption_lambda=1.0, matched_lambda=1.0,
-                note="eps_m sweep rows of the file (eps_c = 0.01). Every published cell agrees."),
-    TableSource(9, "synthetic_fc", "synthetic_fc", "fc", select={"lamb": 100.0},
-                caption_lambda=100.0, matched_lambda=100.0,
-                note="One cell disagrees: f_c = 0.2 reg_non_personalized (last digit; the "
-                     "printed value is the truncation of the file's)."),
-    TableSource(10, "medical_fc", "medical_fc", "f_c", select={"lamb": 1.0},
-                caption_lambda=1.0, matched_lambda=1.0,
-                note="Every published cell agrees."),
-    TableSource(11, None, "synthetic_n", "N_train_frac", param_scale=_SYN_TRAIN,
-                select={"lamb": 100.0}, caption_lambda=100.0, matched_lambda=None,
-                note="No source: the synthetic training-set sweep file holds lambda = 50 and 100 "
-                     "only, and no published cell of Table 11 equals the file's value at either "
-                     "(0 of 40 cells at each); the table was made from a run not in the authors' "
-                     "outputs."),
-    TableSource(12, "medical_n", "medical_n", "N_train_frac", param_scale=_MED_TRAIN,
-                select={"lamb": 1.0}, caption_lambda=1.0, matched_lambda=1.0,
-                note="Every published cell agrees."),
-    TableSource(13, "synthetic_lambda", "synthetic_lambda", "lamb",
-                note="Standard deviations (*_test_std). Every published cell agrees."),
-    TableSource(14, "medical_lambda", "medical_lambda", "lamb",
-                note="Standard deviations (*_test_std). Every published cell agrees."),
-)})
+
+TABLE_SOURCES = MappingProxyType({k: _table_source(k) for k in TABLES})
 """Published table number -> :class:`TableSource`."""
 
 
@@ -239,10 +232,11 @@ def load_reference(name: str) -> pd.DataFrame:
 def reference_column(column: str, statistic: str = "mean") -> str:
     """The authors' file column holding a published column.
 
-    ``pp`` -> ``pdp_op``, ``nonpp`` -> ``non_personalized``, ``jorg_max`` ->
-    ``jorgensen_max``, ``jorg_avg`` -> ``jorgensen_mean``; non-private losses are
-    ``type1_nonpriv_loss`` (unregularized) and ``type2_nonpriv_loss`` (regularized),
-    which exist for the mean only (they carry no noise).
+    ``<loss>_<their method>_test_<statistic>`` with ``pp`` for ``pdp_op``, ``nonpp`` for
+    ``non_personalized``, ``jorg_max`` for ``jorgensen_max`` and ``jorg_avg`` for
+    ``jorgensen_mean``; the non-private losses are ``type1_nonpriv_loss`` (unregularized) and
+    ``type2_nonpriv_loss`` (regularized), for the mean only (they carry no noise).  The
+    mapping is the registry's ``[authors]`` table.
 
     Parameters
     ----------
@@ -254,18 +248,23 @@ def reference_column(column: str, statistic: str = "mean") -> str:
         raise ValueError(
             f"statistic = {statistic!r} is not one of the allowed values ('mean', 'std')"
         )
-    group, _, method = column.partition("_")
-    if group not in ("unreg", "reg") or (method not in _METHOD_TO_FILE and method != "non_private"):
+    if column not in REGISTRY.columns:
         raise ValueError(f"column = {column!r} is not a published column name")
-    if method == "non_private":
-        if statistic != "mean":
-            raise ValueError(f"column = {column!r} has no standard deviation in the authors' files")
-        return "type1_nonpriv_loss" if group == "unreg" else "type2_nonpriv_loss"
-    return f"{group}_{_METHOD_TO_FILE[method]}_test_{statistic}"
+    loss, _, method = column.partition("_")
+    if method in _AUTHORS["methods"]:
+        return _AUTHORS["pattern"].format(loss=loss, method=_AUTHORS["methods"][method], statistic=statistic)
+    if statistic != "mean":
+        raise ValueError(f"column = {column!r} has no standard deviation in the authors' files")
+    return _AUTHORS["non_private"][loss]
 
 
 def _close(values: pd.Series, target: float) -> np.ndarray:
     return np.isclose(values.to_numpy(dtype=float), target, rtol=1e-9, atol=1e-12)
+
+
+def _lam_column(file_key: str) -> str:
+    """The column of lambda in the authors' file ``file_key``."""
+    return REGISTRY.files[file_key]["varies"]["lam"]["column"]
 
 
 def _values(k: int, file_key: str, source: TableSource, lam: float | None) -> pd.DataFrame:
@@ -274,7 +273,7 @@ def _values(k: int, file_key: str, source: TableSource, lam: float | None) -> pd
     df = _read(REFERENCE_FILES[file_key])
     select = dict(source.select)
     if lam is not None:
-        select["lamb"] = lam
+        select[_lam_column(file_key)] = lam
     file_columns = [reference_column(c, spec.statistic) for c in spec.columns]
     out = np.full((len(spec.rows), len(spec.columns)), np.nan)
     for i, (param, _) in enumerate(spec.rows):
@@ -447,7 +446,7 @@ def disagreements() -> pd.DataFrame:
 
 def _fixed_lambda_source(k) -> tuple:
     spec = table_spec(k)
-    if "lambda" not in spec.fixed:
+    if "lam" not in spec.fixed:
         raise ValueError(
             f"k = {spec.number} sweeps lambda; lambda_agreement applies to the tables with one "
             f"fixed lambda, allowed range [5, 12]"
@@ -466,16 +465,17 @@ def lambda_agreement(k) -> pd.Series:
     Returns
     -------
     pandas.Series
-        Indexed by the file's lambdas (ascending, named ``"lambda"``), values the
+        Indexed by the file's lambdas (ascending, named ``"lam"``), values the
         number of agreeing cells.
     """
     spec, source = _fixed_lambda_source(k)
-    lambdas = np.sort(_read(REFERENCE_FILES[source.candidate])["lamb"].unique().astype(float))
+    lambdas = np.sort(_read(REFERENCE_FILES[source.candidate])[_lam_column(source.candidate)].unique()
+                      .astype(float))
     counts = []
     for lam in lambdas:
         cmp = _compare(spec.number, _values(spec.number, source.candidate, source, float(lam)))
         counts.append(int(cmp["agree"].fillna(False).sum()))
-    return pd.Series(counts, index=pd.Index(lambdas, name="lambda"), name="agreeing_cells")
+    return pd.Series(counts, index=pd.Index(lambdas, name="lam"), name="agreeing_cells")
 
 
 def best_matching_lambda(k) -> float | None:

@@ -216,39 +216,31 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
 def reference_series(target: str) -> pd.DataFrame:
     """The authors' raw output for ``target``: index = swept value, one column per target column.
 
-    Selects the rows of the authors' file that match the target's fixed parameters (``lambda``
-    and the other privacy level for the ``eps`` sweeps).  Training sizes in the authors' files
-    are counts of points; they are turned back into fractions of the training set.
+    Reads the file as the registry says (:func:`pdp_lib.reference.file_reading`): the rows where
+    every other parameter the file varies is at the target's setting (``lambda``, the other
+    privacy level of the ``eps`` sweeps), the sweep's column divided by its scale (training
+    sizes in the authors' files are counts of points; they become fractions of the training set).
 
     Raises
     ------
-    FileNotFoundError
-        If the target's file is not shipped.
+    ValueError
+        If the target's file is not one of the authors' files (:func:`pdp_lib.reference.load_reference`).
     LookupError
-        If no row of the file matches the target's fixed parameters, or a column of the
-        target has no column in the file; the message names the target, the file and the
-        cell.
+        If the target has no authors' file, no row of the file matches the target's fixed
+        parameters, or a column of the target has no column in the file; the message names the
+        target, the file and the cell.
     """
-    from .reference import load_reference, reference_column
+    from .reference import file_reading, load_reference, reference_column
 
     spec = get_target(target)
+    if spec.source_csv is None:
+        raise LookupError(f"target {target!r} has no authors' output file")
     frame = load_reference(spec.source_csv)
+    reading = file_reading(spec)
     mask = np.ones(len(frame), dtype=bool)
-    if spec.sweep != "lam":
-        mask &= np.isclose(frame["lamb"].to_numpy(float), spec.lam)
-    if spec.sweep == "lam":
-        x = frame["lamb"].to_numpy(float)
-    elif spec.sweep == "eps_c":
-        mask &= np.isclose(frame["eps_m"].to_numpy(float), spec.profile.eps_m)
-        x = frame["eps_c"].to_numpy(float)
-    elif spec.sweep == "eps_m":
-        mask &= np.isclose(frame["eps_c"].to_numpy(float), spec.profile.eps_c)
-        x = frame["eps_m"].to_numpy(float)
-    elif spec.sweep == "f_c":
-        x = frame["f_c" if "f_c" in frame else "fc"].to_numpy(float)
-    else:
-        counts = frame["N_train_frac"].to_numpy(float)
-        x = counts / counts.max()
+    for name, value in reading.select.items():
+        mask &= np.isclose(frame[name].to_numpy(float), value)
+    x = frame[reading.column].to_numpy(float) / reading.scale
     if not mask.any():
         raise LookupError(f"target {target!r}: no row of the authors' file {spec.source_csv} matches "
                           f"its fixed parameters (lambda = {spec.lam}, profile {spec.profile})")

@@ -1,5 +1,8 @@
 """Tests of pdp_lib.paper: the transcription of the paper's Tables 1-14.
 
+The printed cells live in ``pdp_lib/data/published.csv`` and what each table is in the
+registry ``pdp_lib/data/targets.toml``; ``pdp_lib.paper`` joins the two.
+
 The truths used here are independent of the transcribed data:
 - the LaTeX source, re-read with a regex of this file (when the paper's source is
   available: ``paper/paper.tex`` in the repository or the path in ``PDP_PAPER_TEX``);
@@ -12,15 +15,19 @@ The truths used here are independent of the transcribed data:
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import os
 import re
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from pdp_lib import paper
+from pdp_lib.experiments.specs import REGISTRY
 from pdp_lib.formatting import sci
 
 # Rows and printed value columns of each table, counted by hand in paper.tex.
@@ -124,16 +131,15 @@ def test_statistic_and_caption_agree():
 @pytest.mark.parametrize("k", range(1, 15))
 def test_fixed_lambda_is_the_one_the_caption_prints(k):
     table = paper.table_spec(k)
-    if table.param == "lambda":
-        assert "lambda" not in table.fixed
+    if table.param == "lam":
+        assert "lam" not in table.fixed
     else:
-        lam = table.fixed["lambda"]
+        lam = table.fixed["lam"]
         assert re.search(rf"λ = {lam:g}(?!\d)", table.caption), table.caption
 
 
 def test_param_label_names_the_param():
-    symbol = {"lambda": "(λ)", "eps_c": "(ε_c)", "eps_m": "(ε_m)", "f_c": "(f_c)",
-              "training_fraction": "(n)"}
+    symbol = {"lam": "(λ)", "eps_c": "(ε_c)", "eps_m": "(ε_m)", "f_c": "(f_c)", "fraction": "(n)"}
     for k, table in paper.TABLES.items():
         assert table.param_label.endswith(symbol[table.param]), (k, table.param_label)
 
@@ -163,10 +169,40 @@ def test_each_float_is_the_number_its_text_denotes(k):
         for column, cell in cells.items():
             mantissa, exponent = _text_to_parts(cell.text)
             assert cell.value == float(f"{mantissa}e{exponent}"), (k, param, column)
+            assert cell.value == paper.parse_cell(cell.text)
             # three significant digits, mantissa in [1, 10), no power of ten in [1, 10)
             assert 1.0 <= float(mantissa) < 10.0
             # the paper's format is the library's display format
             assert sci(cell.value) == cell.text, (k, param, column)
+
+
+def test_every_line_of_the_data_file_round_trips_through_sci():
+    """The one parser and the display format are inverse on every published cell."""
+    text = resources.files("pdp_lib").joinpath("data/published.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 750
+    for row in rows:
+        assert sci(paper.parse_cell(row["text"])) == row["text"], row
+        assert row["bold"] in ("0", "1")
+
+
+@pytest.mark.parametrize("bad", ["8.5 × 10²", "8.54e2", "8.54 × 10^2", "-1.00", "0", "", None, 8.54])
+def test_parse_cell_rejects_what_the_paper_does_not_print(bad):
+    with pytest.raises(ValueError, match="is not a printed cell"):
+        paper.parse_cell(bad)
+
+
+def test_missing_or_stray_cells_fail_loudly():
+    text = resources.files("pdp_lib").joinpath("data/published.csv").read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    dropped = "".join(line for line in lines if not line.startswith("9,0.2,reg_pdp_op,"))
+    with pytest.raises(LookupError, match=r"Table 9: published cells missing \[\('0.2', 'reg_pdp_op'\)\]"):
+        paper.load_tables(cells=dropped)
+    with pytest.raises(LookupError, match=r"Tables \[15\]"):
+        paper.load_tables(cells=text + "15,1.00,unreg_pdp_op,1.00,1\n")
+    with pytest.raises(ValueError, match="given twice"):
+        paper.load_tables(cells=text + lines[1])
+    assert dict(paper.load_tables(cells=text)) == dict(paper.TABLES)
 
 
 @pytest.mark.parametrize("k", range(1, 15))
@@ -272,7 +308,7 @@ def test_transcription_is_read_only():
     with pytest.raises(TypeError):
         table.rows[0][1]["unreg_pdp_op"] = None  # type: ignore[index]
     with pytest.raises(TypeError):
-        table.fixed["lambda"] = 1.0  # type: ignore[index]
+        table.fixed["lam"] = 1.0  # type: ignore[index]
     with pytest.raises(AttributeError):
         table.caption = ""  # type: ignore[misc]
 
@@ -359,6 +395,20 @@ def test_transcription_matches_the_latex_cell_by_cell():
         for (param, latex_cells), (_, cells) in zip(rows, spec.rows):
             printed = [(*_text_to_parts(cells[c].text), cells[c].bold) for c in spec.columns]
             assert printed == latex_cells, (label, param)
+
+
+def test_tex_lines_and_figure_labels_match_the_latex():
+    """The registry's tex_line of each table and \\label of each figure, read off the LaTeX."""
+    tex = _paper_source()
+    if tex is None:
+        pytest.skip("the paper's LaTeX source is not in the repository (paper/paper.tex) "
+                    "and PDP_PAPER_TEX is not set")
+    lines = tex.splitlines()
+    starts = [i for i, line in enumerate(lines, start=1) if re.match(r"\\begin\{table\*?\}", line)]
+    assert starts == [paper.table_spec(k).tex_line for k in range(1, 15)]
+    figure_labels = set(re.findall(r"\\label\{(fig:[^}]+)\}", tex))
+    registered = {e["label"] for e in REGISTRY.entries.values() if e["kind"] == "figure"}
+    assert len(registered) == 18 and registered <= figure_labels
 
 
 def test_published_targets():

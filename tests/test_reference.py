@@ -167,6 +167,31 @@ def test_every_mapped_column_exists_in_its_file():
         assert set(source.select) <= columns
 
 
+@pytest.mark.parametrize("target, expected", [
+    ("table-1", ("synthetic_lambda", "lamb", 1.0, {})),
+    ("table-5", ("synthetic_eps", "eps_c", 1.0, {"lamb": 100.0, "eps_m": 0.5})),
+    ("figure-5", ("synthetic_eps", "eps_m", 1.0, {"lamb": 50.0, "eps_c": 0.01})),
+    ("table-9", ("synthetic_fc", "fc", 1.0, {"lamb": 100.0})),
+    ("figure-16", ("medical_fc", "f_c", 1.0, {"lamb": 1.0})),
+    ("table-11", ("synthetic_n", "N_train_frac", 80, {"lamb": 100.0})),
+    ("figure-18", ("medical_n", "N_train_frac", 1070, {"lamb": 1.0})),
+])
+def test_file_reading_holds_the_other_parameters_at_the_targets_setting(target, expected):
+    """Read off the files' headers by hand: the column of the sweep, the counts of training
+    points (80 of 100 synthetic points, 1070 of 1338 Medical Cost rows), the columns held."""
+    key, column, scale, select = reference.file_reading(target)
+    assert (key, column, scale, dict(select)) == expected
+
+
+def test_file_reading_of_an_undescribed_file_raises():
+    from dataclasses import replace
+
+    from pdp_lib.experiments import get_target
+
+    with pytest.raises(LookupError, match=r"target 'figure-7': 'other.csv' is not one of the authors' files"):
+        reference.file_reading(replace(get_target("figure-7"), source_csv="other.csv"))
+
+
 # ----------------------------------------------------------------------------- rounding
 
 @pytest.mark.parametrize("x, rounded, truncated", [
@@ -297,7 +322,7 @@ def test_pdp_op_is_lowest_in_the_authors_outputs():
 @pytest.mark.parametrize("k", [5, 6, 7, 8, 9, 10, 12])
 def test_caption_lambda_is_the_matching_lambda(k):
     source = reference.TABLE_SOURCES[k]
-    assert source.caption_lambda == paper.table_spec(k).fixed["lambda"]
+    assert source.caption_lambda == paper.table_spec(k).fixed["lam"]
     assert reference.best_matching_lambda(k) == source.matched_lambda == source.caption_lambda
     counts = reference.lambda_agreement(k)
     sourced, agree, _ = AGREEMENT[k]
