@@ -47,15 +47,17 @@ def _published_cells() -> dict:
 
 def test_the_registry_parses_and_lists_every_target_once():
     raw = tomllib.loads(_data("targets.toml"))
-    assert len(raw["targets"]) == 32
+    assert len(raw["targets"]) == 32 + 7
     names = [f"table-{k}" for k in range(1, 15)] + [f"figure-{k}" for k in range(1, 19)]
-    assert list(specs.TARGETS) == list(specs.TARGET_NAMES) == names
+    beyond = [f"beyond-{k}" for k in range(1, 8)]
+    assert list(specs.TARGETS) == list(specs.TARGET_NAMES) == names + beyond
+    assert list(specs.PAPER_TARGET_NAMES) == names and list(specs.BEYOND_TARGET_NAMES) == beyond
     assert specs.SWEEPS == SWEEPS
     assert dict(specs.load_registry().targets) == specs.TARGETS
     assert paper.PARAMETERS == SWEEPS
 
 
-@pytest.mark.parametrize("name", specs.TARGET_NAMES)
+@pytest.mark.parametrize("name", specs.PAPER_TARGET_NAMES)
 def test_every_target_is_complete_and_consistent(name):
     spec, entry = specs.get_target(name), specs.REGISTRY.entries[name]
     assert entry["label"].startswith("tab:" if spec.kind == "table" else "fig:")
@@ -121,7 +123,7 @@ def test_every_shipped_file_is_described_and_holds_the_values_listed():
             assert held.tolist() == sorted(v["values"]), (key, param)
 
 
-@pytest.mark.parametrize("name", specs.TARGET_NAMES)
+@pytest.mark.parametrize("name", specs.PAPER_TARGET_NAMES)
 def test_the_authors_file_holds_every_sweep_value_the_target_claims(name):
     spec = specs.get_target(name)
     frame = reference.load_reference(spec.source_csv)
@@ -209,7 +211,7 @@ paper_caption = "A toy table at lambda = 50."
 
 def test_a_new_figure_and_table_are_one_entry_each_plus_cells(monkeypatch):
     registry = specs.load_registry(_data("targets.toml") + TOY_FIGURE + TOY_TABLE)
-    assert list(registry.targets)[-1] == "figure-19" and "table-15" in registry.targets
+    assert "figure-19" in registry.targets and "table-15" in registry.targets
     assert {n: registry.targets[n] for n in specs.TARGET_NAMES} == specs.TARGETS
     cells = "".join(f"15,{p},{c},{t},{int(c.endswith('pdp_op'))}\n"
                     for p, t in (("0.1", "1.00"), ("0.3", "2.50 × 10⁻¹"))
@@ -233,3 +235,23 @@ def test_a_new_figure_and_table_are_one_entry_each_plus_cells(monkeypatch):
                                     ("0.3", "unreg_pdp_op"), ("0.3", "reg_pdp_op")]
     # the rebuilt table's cells against the printed ones
     assert "|" in report.comparison_markdown("table-15", table)
+
+
+@pytest.mark.parametrize("name", specs.BEYOND_TARGET_NAMES)
+def test_every_target_beyond_the_paper_is_complete(name):
+    spec, entry = specs.get_target(name), specs.REGISTRY.entries[name]
+    assert spec.kind == "beyond" and spec.source_csv is None and "label" not in entry
+    assert spec.dataset in DATASETS + ("diabetes",)
+    assert set(spec.columns) <= set(specs.COLUMNS) | set(specs.BEYOND_COLUMNS)
+    assert set(specs.BEYOND_COLUMNS) <= set(spec.columns)          # every new baseline is shown
+    assert (spec.lam is None) == (spec.sweep == "lam") and spec.profile.validate()
+    assert len(set(spec.param_labels)) == len(spec.param_labels) >= 5
+
+
+def test_beyond_columns_are_refused_in_the_papers_targets():
+    bad = _data("targets.toml").replace('columns = "standard_dp"', 'columns = ["unreg_pdp_op_sharp"]', 1)
+    with pytest.raises(ValueError, match="target table-1: columns"):
+        specs.load_registry(bad)
+    bad = _data("targets.toml").replace('dataset = "synthetic"\nsweep = "lam"', 'dataset = "diabetes"\nsweep = "lam"', 1)
+    with pytest.raises(ValueError, match="target table-1: dataset = 'diabetes' is not one of"):
+        specs.load_registry(bad)

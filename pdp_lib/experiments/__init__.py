@@ -23,8 +23,8 @@ _EXPORTS = {
     **dict.fromkeys(("SweepResult", "batched_ridge", "evaluate_sweep", "jorgensen_masks"), "engine"),
     **dict.fromkeys(("OUTPUT_COLUMNS", "published_values", "reproduce", "reproduce_many", "to_markdown"),
                     "reproduce"),
-    **dict.fromkeys(("COLUMNS", "METHODS", "SWEEPS", "TARGET_NAMES", "TARGETS", "TargetSpec", "get_target"),
-                    "specs"),
+    **dict.fromkeys(("COLUMNS", "METHODS", "SWEEPS", "TARGET_NAMES", "TARGETS", "TargetSpec", "get_target",
+                     "BEYOND_METHODS", "BEYOND_COLUMNS", "PAPER_TARGET_NAMES", "BEYOND_TARGET_NAMES"), "specs"),
 }
 
 __all__ = list(_EXPORTS)

@@ -28,6 +28,10 @@ from ..profiles import DEFAULT_PROFILE, ProfileSpec
 __all__ = [
     "METHODS",
     "COLUMNS",
+    "BEYOND_METHODS",
+    "BEYOND_COLUMNS",
+    "PAPER_TARGET_NAMES",
+    "BEYOND_TARGET_NAMES",
     "SWEEPS",
     "STATISTICS",
     "TargetSpec",
@@ -40,12 +44,15 @@ __all__ = [
 ]
 
 STATISTICS = ("mean", "std")
-KINDS = ("table", "figure")
+KINDS = ("table", "figure", "beyond")
+PAPER_KINDS = ("table", "figure")
+DATASETS = {"table": ("synthetic", "medical_cost"), "figure": ("synthetic", "medical_cost"),
+            "beyond": ("synthetic", "medical_cost", "diabetes")}
 _PROFILE_FIELDS = tuple(f.name for f in fields(ProfileSpec))
 _ENTRY_FIELDS = {
     # field: required for (kinds)
-    "kind": KINDS, "number": KINDS, "label": KINDS, "tex_line": ("table",), "dataset": KINDS,
-    "sweep": KINDS, "params": ("table",), "header": ("table",), "fixed": KINDS, "profile": KINDS,
+    "kind": KINDS, "number": KINDS, "label": PAPER_KINDS, "tex_line": ("table",), "dataset": KINDS,
+    "sweep": KINDS, "params": ("table", "beyond"), "header": ("table",), "fixed": KINDS, "profile": KINDS,
     "statistic": KINDS, "columns": KINDS, "source": (), "sourced": (), "source_note": (),
     "caption": KINDS, "paper_caption": ("table",), "notes": (), "paper_notes": (),
 }
@@ -59,9 +66,11 @@ class TargetSpec:
     Attributes
     ----------
     name : str
-        ``"table-1"`` ... ``"table-14"``, ``"figure-1"`` ... ``"figure-18"``.
+        ``"table-1"`` ... ``"table-14"``, ``"figure-1"`` ... ``"figure-18"``, or a target beyond
+        the paper, ``"beyond-1"``, ... (the chapter *Does personalization pay?*).
     dataset : str
-        ``"synthetic"`` (d = 30, n = 100, sigma = 0) or ``"medical_cost"``.
+        ``"synthetic"`` (d = 30, n = 100, sigma = 0), ``"medical_cost"`` or, beyond the paper,
+        ``"diabetes"``.
     sweep : str
         The swept parameter, one of :data:`SWEEPS`: ``"lam"``, ``"eps_c"``, ``"eps_m"``,
         ``"f_c"`` or ``"fraction"`` (of the training set used).
@@ -94,7 +103,7 @@ class TargetSpec:
 
     @property
     def kind(self) -> str:
-        """``"table"`` or ``"figure"``."""
+        """``"table"``, ``"figure"`` or ``"beyond"``."""
         return self.name.split("-")[0]
 
     @property
@@ -121,7 +130,9 @@ class Registry:
     Attributes
     ----------
     sweeps, methods, columns : tuple of str
-        The five sweep names; the methods; every column ``<loss>_<method>``.
+        The five sweep names; the paper's methods; its columns ``<loss>_<method>``.
+    beyond_methods, beyond_columns : tuple of str
+        The methods and columns beyond the paper (sharp calibration, threshold rules, oracles).
     authors : Mapping
         How the authors' files name a column: ``pattern``, ``methods`` (method -> their name)
         and ``non_private`` (loss -> their column).
@@ -137,6 +148,8 @@ class Registry:
     sweeps: tuple
     methods: tuple
     columns: tuple
+    beyond_methods: tuple
+    beyond_columns: tuple
     authors: Mapping
     files: Mapping
     entries: Mapping
@@ -186,7 +199,7 @@ def _files(data: dict, sweeps: tuple) -> dict:
     return files
 
 
-def _entry(raw: dict, data: dict, files: dict, sweeps: tuple, columns: tuple) -> dict:
+def _entry(raw: dict, data: dict, files: dict, sweeps: tuple, paper_columns: tuple, beyond_columns: tuple) -> dict:
     """One target's entry, checked, with named lists and shared notes resolved."""
     kind, number = raw.get("kind"), raw.get("number")
     if kind not in KINDS or not isinstance(number, int) or number < 1:
@@ -203,6 +216,9 @@ def _entry(raw: dict, data: dict, files: dict, sweeps: tuple, columns: tuple) ->
     shared = data.get("notes", {})
     e["notes"] = _notes(raw.get("notes", ()), shared, where)
     e["paper_notes"] = _notes(raw.get("paper_notes", ()), shared, where)
+    columns = paper_columns + (beyond_columns if kind == "beyond" else ())
+    if e["dataset"] not in DATASETS[kind]:
+        raise ValueError(f"target {name}: dataset = {e['dataset']!r} is not one of {DATASETS[kind]}")
     if e["sweep"] not in sweeps:
         raise ValueError(f"target {name}: sweep = {e['sweep']!r} is not one of {sweeps}")
     if e["statistic"] not in STATISTICS:
@@ -251,10 +267,12 @@ def load_registry(text: str | None = None) -> Registry:
     data = tomllib.loads(text)
     sweeps = tuple(data["sweeps"])
     methods = tuple(data["columns"]["methods"])
+    beyond_methods = tuple(data["columns"]["beyond_methods"])
     columns = tuple(f"{loss}_{m}" for loss in data["columns"]["losses"] for m in methods)
+    beyond_columns = tuple(f"{loss}_{m}" for loss in data["columns"]["losses"] for m in beyond_methods)
     files = _files(data, sweeps)
     profiles = {name: _profile(changes, name) for name, changes in data["profiles"].items()}
-    entries = [_entry(raw, data, files, sweeps, columns) for raw in data["targets"]]
+    entries = [_entry(raw, data, files, sweeps, columns, beyond_columns) for raw in data["targets"]]
     entries.sort(key=lambda e: (KINDS.index(e["kind"]), e["number"]))
     names = [e["name"] for e in entries]
     if len(set(names)) < len(names):
@@ -265,7 +283,8 @@ def load_registry(text: str | None = None) -> Registry:
         columns=e["columns"], caption=e["caption"],
         source_csv=None if e["source"] is None else files[e["source"]]["name"],
     ) for e in entries}
-    return Registry(sweeps=sweeps, methods=methods, columns=columns, authors=_freeze(data["authors"]),
+    return Registry(sweeps=sweeps, methods=methods, columns=columns, beyond_methods=beyond_methods,
+                    beyond_columns=beyond_columns, authors=_freeze(data["authors"]),
                     files=_freeze(files), entries=_freeze({e["name"]: e for e in entries}),
                     targets=MappingProxyType(targets))
 
@@ -274,15 +293,20 @@ REGISTRY = load_registry()
 SWEEPS = REGISTRY.sweeps
 METHODS = REGISTRY.methods
 COLUMNS = REGISTRY.columns
+BEYOND_METHODS = REGISTRY.beyond_methods
+BEYOND_COLUMNS = REGISTRY.beyond_columns
 TARGETS: dict[str, TargetSpec] = dict(REGISTRY.targets)
 TARGET_NAMES = tuple(TARGETS)
+PAPER_TARGET_NAMES = tuple(n for n in TARGET_NAMES if TARGETS[n].kind in PAPER_KINDS)   # the `all` group
+BEYOND_TARGET_NAMES = tuple(n for n in TARGET_NAMES if TARGETS[n].kind == "beyond")   # the `beyond` group
 
 
 def get_target(name: str) -> TargetSpec:
-    """The specification of ``name`` (``"table-1"`` ... ``"table-14"``, ``"figure-1"`` ... ``"figure-18"``)."""
+    """The specification of ``name`` (``"table-1"`` ... ``"table-14"``, ``"figure-1"`` ... ``"figure-18"``,
+    ``"beyond-1"`` ...)."""
     if not isinstance(name, str) or name not in TARGETS:
         last = {kind: max((int(n.split("-")[1]) for n in TARGETS if n.startswith(kind + "-")), default=0)
                 for kind in KINDS}
         raise ValueError(f"target = {name!r} is not allowed; choose table-1 ... table-{last['table']} "
-                         f"or figure-1 ... figure-{last['figure']}")
+                         f"or figure-1 ... figure-{last['figure']} or beyond-1 ... beyond-{last['beyond']}")
     return TARGETS[name]
