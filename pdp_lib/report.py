@@ -35,6 +35,11 @@ METHOD_TITLES = {
     "jorgensen_max": "Jorgensen max",
     "jorgensen_mean": "Jorgensen mean",
     "non_private": "non-private",
+    # beyond the paper (chapter "Does personalization pay?"); oracles read the test set
+    "pdp_op_sharp": "PDP-OP, sharp B*",
+    "threshold_public": "best public threshold",
+    "threshold_oracle": "oracle threshold (not private)",
+    "jorgensen_oracle": "Jorgensen, oracle t (not private)",
 }
 _SWEEP_TITLES = {
     "lam": "$\\lambda$",
@@ -51,7 +56,8 @@ _SWEEP_AXIS = {
     "fraction": "fraction of the training set used",
 }
 _COLORS = {"pdp_op": "C0", "non_personalized": "C3", "jorgensen_max": "C1",
-           "jorgensen_mean": "C2", "non_private": "0.3"}
+           "jorgensen_mean": "C2", "non_private": "0.3", "pdp_op_sharp": "C4", "threshold_public": "C5",
+           "threshold_oracle": "C6", "jorgensen_oracle": "C7"}
 
 
 def column_title(column: str) -> str:
