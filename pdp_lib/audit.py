@@ -10,7 +10,9 @@ Lemma A.5, Theorems 3.1 and 3.2) from the outside:
   ``H = sum_j w_j x_j x_j^T + lam I``, so every candidate costs ``O(d^2)``
   (Sherman--Morrison); the search runs a projected gradient ascent vectorized
   over all slots and many starts, and :func:`worst_neighbour` polishes one slot
-  with ``scipy.optimize`` (L-BFGS-B, multi-start).
+  with ``scipy.optimize`` (L-BFGS-B, multi-start).  Every search starts from the
+  records of :func:`vertex_lower_bound` and only accepts improvements, so it can
+  never report less than that certified lower bound on the supremum.
 * **Exact privacy loss.**  For output perturbation with a fixed ``eta`` the
   privacy loss between ``D`` and ``D'`` is exactly
   ``eta * ||theta_bar(D) - theta_bar(D')||`` (the supremum of the log density
@@ -55,6 +57,7 @@ __all__ = [
     "WorstNeighbour",
     "worst_neighbour",
     "worst_neighbours",
+    "vertex_lower_bound",
     "RealizedLoss",
     "realized_privacy_loss",
     "log_density_ratio",
@@ -417,6 +420,9 @@ def _search(geom: ReplacementGeometry, n_starts: int, n_iter: int, gen, pair: bo
     A0 = np.concatenate([_starts(gen, m, n_starts, d, own_x) for _ in range(3)], axis=1)
     B0 = gen.random((m, k, d))
     B0[:, ::n_starts] = 0.0  # the zero record: phi = 0
+    # the (+, -) block starts from both records at the all-ones vertex: the pair of vertex_lower_bound,
+    # so the monotone ascent can never end below that certified lower bound
+    B0[:, n_starts] = 1.0
     Z, f = _ascent(objective, np.concatenate([A0, B0], axis=-1), n_iter)
     best = np.argmax(f, axis=1)
     rows = np.arange(m)
@@ -436,6 +442,44 @@ def _verified_distance(geom: ReplacementGeometry, xa, ya, xb, yb) -> np.ndarray:
     return out
 
 
+def vertex_lower_bound(X, y, weights, lam, *, indices=None, pair=False) -> np.ndarray:
+    r"""The distance moved by explicit records at the all-ones vertex: a certified lower bound on the worst case.
+
+    For each slot ``i`` (all by default) and the all-ones vertex ``1`` of the cube,
+
+    * ``pair=False``: ``max_{v = +-1} ||theta_bar(D) - theta_bar(D_{i <- (1, v)})||``, a lower
+      bound on the local sensitivity ``sup_{D'} ||theta_bar(D) - theta_bar(D')||`` at ``D``;
+    * ``pair=True``: ``||theta_bar(D_{i <- (1, +1)}) - theta_bar(D_{i <- (1, -1)})||``, a lower
+      bound on the largest distance between two datasets that differ only in slot ``i``.
+
+    Both are distances of records in the domain, so the supremum (and Theorem A.4's bound) is
+    at least as large.  :func:`worst_neighbours` and :func:`worst_neighbour` start from exactly
+    these records and accept only improvements, so a search that reports less than this value
+    is broken: checks of the search compare it with this value from below, and with Theorem A.4
+    from above.  Computed with :class:`ReplacementGeometry` (eq. (2) with one point replaced).
+
+    Parameters
+    ----------
+    X, y, weights, lam
+        As in :func:`pdp_lib.weighted_ridge`.
+    indices : array-like of int, optional
+        Slots (all by default).
+    pair : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+    """
+    geom = ReplacementGeometry(X, y, weights, lam, indices)
+    m, d = len(geom.indices), geom.d
+    U = np.ones((m, 2, d))
+    V = np.tile([1.0, -1.0], (m, 1))
+    theta = geom.replaced(U, V)                                        # (m, 2, d)
+    if pair:
+        return np.linalg.norm(theta[:, 0] - theta[:, 1], axis=-1)
+    return np.max(np.linalg.norm(theta - geom.theta_bar[None, None, :], axis=-1), axis=1)
+
+
 def worst_neighbours(X, y, weights, lam, *, indices=None, pair=False, n_starts=8, n_iter=150,
                      rng=None) -> WorstNeighbour:
     r"""Worst replacement of each slot, found by a vectorized multi-start projected gradient ascent.
@@ -447,7 +491,9 @@ def worst_neighbours(X, y, weights, lam, *, indices=None, pair=False, n_starts=8
     are free: the search maximizes ``||theta_bar(D_{i <- a}) - theta_bar(D_{i <- b})||``,
     the quantity that governs the privacy of whoever occupies slot ``i`` given
     the other ``n - 1`` records.  The result is a lower bound on the true
-    maximum (a local search), and an upper bound is Theorem A.4.
+    maximum (a local search), and an upper bound is Theorem A.4.  The starts include
+    the records of :func:`vertex_lower_bound` and the ascent only accepts
+    improvements, so the result is never below that value (up to rounding).
 
     Parameters
     ----------
@@ -459,7 +505,8 @@ def worst_neighbours(X, y, weights, lam, *, indices=None, pair=False, n_starts=8
         Free both records of the slot.
     n_starts : int, default 8
         Starts per label sign (a quarter random vertices, the rest uniform, plus
-        the all-ones vertex and the slot's own features).
+        the all-ones vertex and the slot's own features; with ``pair=True`` also the
+        origin and the pair of :func:`vertex_lower_bound`).
     n_iter : int, default 150
         Ascent iterations.
     rng : None, int or numpy.random.Generator

@@ -17,6 +17,7 @@ from scipy.spatial.distance import pdist
 
 from conftest import make_domain_data, ridge_normal_equations
 from pdp_lib import calibrate, pdp_op, sensitivity_bound
+from pdp_lib.bounds import sharp_norm_bound
 from pdp_lib.audit import (
     ReplacementGeometry,
     clopper_pearson,
@@ -27,6 +28,7 @@ from pdp_lib.audit import (
     realized_privacy_loss,
     sample_mechanism,
     threshold_audit,
+    vertex_lower_bound,
     worst_neighbour,
     worst_neighbours,
 )
@@ -161,8 +163,106 @@ def test_realized_loss_never_exceeds_epsilon(lam, pair):
     np.testing.assert_allclose(eta * delta, eps, rtol=1e-12)
     assert np.all(res.loss <= eps)
     assert np.all(res.loss > 0)
+    # ... and never below the certified lower bound of explicit records (a search returning 0 fails)
+    lower = res.eta * vertex_lower_bound(X, y, eps / eps.sum(), lam, pair=pair)
+    assert np.all(lower > 0)
+    assert np.all(res.loss >= lower * (1 - 1e-9))
     cal = calibrate(eps, lam, 3)
     assert res.eta == pytest.approx(cal.eta)
+
+
+def _origin_dataset(d, wi, n=4):
+    # every point but slot 0 at the origin: the supremum for slot 0 is known in closed form
+    X = np.zeros((n, d))
+    y = np.linspace(-0.6, 0.9, n)
+    w = np.array([wi] + [(1 - wi) / (n - 1)] * (n - 1))
+    return X, y, w
+
+
+def _origin_supremum(d, lam, wi):
+    # max over two records of slot 0 of ||theta_bar(D_a) - theta_bar(D_b)|| (chapter Sensitivity,
+    # Proposition "A dataset that nearly attains the bound"): max_{0 <= s <= sqrt(d)} 2 w s / (lam + w s^2)
+    s = min(math.sqrt(lam / wi), math.sqrt(d))
+    return 2 * wi * s / (lam + wi * s**2)
+
+
+@pytest.mark.parametrize("d, lam, wi", [(1, 0.5, 0.3), (2, 4.0, 0.1), (3, 0.01, 0.2), (1, 1e3, 0.25)])
+def test_vectorized_pair_search_reaches_the_known_supremum(d, lam, wi):
+    X, y, w = _origin_dataset(d, wi)
+    closed = _origin_supremum(d, lam, wi)
+    res = worst_neighbours(X, y, w, lam, indices=[0], pair=True, rng=2)
+    assert res.distance[0] <= closed * (1 + 1e-9)
+    assert res.distance[0] >= 0.99 * closed          # reaches the supremum: a vacuous search fails here
+
+
+@pytest.mark.parametrize("d, lam", [(1, 0.5), (2, 4.0), (3, 0.05)])
+def test_realized_loss_reaches_the_known_supremum(d, lam):
+    X, y, _ = _origin_dataset(d, 0.3, n=5)
+    eps = np.array([0.9, 0.3, 0.6, 0.2, 1.0])
+    cal = calibrate(eps, lam, d)
+    closed = cal.eta * _origin_supremum(d, lam, cal.weights[0])
+    res = realized_privacy_loss(X, y, eps, lam, pair=True, rng=5)
+    assert res.loss[0] <= min(closed * (1 + 1e-9), eps[0])
+    assert res.loss[0] >= 0.99 * closed
+
+
+@pytest.mark.parametrize("pair", [False, True])
+def test_vertex_lower_bound_matches_direct_solves(pair):
+    n, d, lam = 15, 3, 0.4
+    X, y, _ = make_domain_data(n, d, seed=70)
+    w = _weights(n, 70)
+    lower = vertex_lower_bound(X, y, w, lam, pair=pair)
+    theta = ridge_normal_equations(X, y, w, lam)
+    for i in range(n):
+        plus = ridge_normal_equations(*_replace(X, y, i, np.ones(d), 1.0), w, lam)
+        minus = ridge_normal_equations(*_replace(X, y, i, np.ones(d), -1.0), w, lam)
+        expected = (np.linalg.norm(plus - minus) if pair
+                    else max(np.linalg.norm(theta - plus), np.linalg.norm(theta - minus)))
+        assert lower[i] == pytest.approx(expected, rel=1e-10)
+    assert np.all(lower > 0)
+    assert np.all(lower <= sensitivity_bound(w, lam, d))
+
+
+@pytest.mark.parametrize("lam, pair, n_iter", [(0.05, False, 0), (0.05, True, 0), (2.0, False, 30),
+                                               (2.0, True, 30), (300.0, True, 150)])
+def test_searches_never_end_below_the_vertex_lower_bound(lam, pair, n_iter):
+    # the starts contain the records of vertex_lower_bound and the ascent is monotone, so even
+    # without a single iteration the search reaches it
+    n, d = 20, 4
+    X, y, _ = make_domain_data(n, d, seed=71)
+    w = _weights(n, 71)
+    lower = vertex_lower_bound(X, y, w, lam, pair=pair)
+    res = worst_neighbours(X, y, w, lam, pair=pair, n_starts=3, n_iter=n_iter, rng=6)
+    assert np.all(res.distance >= lower * (1 - 1e-9))
+    assert np.all(res.distance <= sensitivity_bound(w, lam, d))
+    one = worst_neighbour(X, y, w, lam, 7, pair=pair, n_starts=3, n_iter=n_iter, rng=6)
+    assert one.distance[0] >= lower[7] * (1 - 1e-9)
+
+
+# ------------------------------------------------------------------ the sharp calibration, falsified
+@pytest.mark.parametrize("lam", [1e3, 1e4])
+def test_sharp_calibration_never_beaten_and_nearly_attained_in_one_dimension(lam):
+    # calibrate(..., B=B*(lambda)) (chapter Sensitivity, Corollary): the adversarial search never finds
+    # a pair above eps_i, and for d = 1 and large lambda it comes within 1% of it
+    X, y, eps = make_domain_data(25, 1, seed=80)
+    B = sharp_norm_bound(lam, 1)
+    res = realized_privacy_loss(X, y, eps, lam, B=B, pair=True, rng=0)
+    cal = calibrate(eps, lam, 1, B=B)
+    np.testing.assert_allclose(res.bound, cal.eta * sensitivity_bound(cal.weights, lam, 1, B=B), rtol=1e-12)
+    np.testing.assert_allclose(res.bound, eps, rtol=1e-12)       # eta * Delta_i(B*) = eps_i
+    assert np.all(res.loss <= eps)
+    assert np.max(res.loss / eps) >= 0.99
+
+
+@pytest.mark.parametrize("d, lam", [(1, 0.01), (2, 0.05), (3, 0.5), (5, 20.0)])
+@pytest.mark.parametrize("pair", [False, True])
+def test_sharp_calibration_never_beaten(d, lam, pair):
+    X, y, eps = make_domain_data(30, d, seed=81 + d)
+    B = sharp_norm_bound(lam, d)
+    res = realized_privacy_loss(X, y, eps, lam, B=B, pair=pair, rng=1)
+    assert np.all(res.loss <= eps)
+    lower = res.eta * vertex_lower_bound(X, y, eps / eps.sum(), lam, pair=pair)
+    assert np.all(res.loss >= lower * (1 - 1e-9))
 
 
 def test_log_density_ratio_supremum_is_eta_times_distance():
@@ -296,10 +396,10 @@ def test_inputs_are_not_modified():
 @pytest.mark.parametrize("lam, d", [(0.2, 2), (30.0, 3)])
 def test_largest_norm_dataset_stays_in_domain_and_below_the_supremum(lam, d):
     from pdp_lib.audit import largest_norm_dataset
-    from pdp_lib.bounds import sharp_norm_bound
 
     res = largest_norm_dataset(lam, d, n_starts=4, rng=0)
     assert np.all((res.X >= 0) & (res.X <= 1)) and np.all(np.abs(res.y) <= 1)
     assert res.weights.sum() == pytest.approx(1.0)
     assert res.norm == pytest.approx(np.linalg.norm(ridge_normal_equations(res.X, res.y, res.weights, lam)))
     assert res.norm <= sharp_norm_bound(lam, d) * (1 + 1e-9)
+    assert res.norm >= sharp_norm_bound(lam, d) * (1 - 1e-6)     # ... and reaches it

@@ -15,7 +15,7 @@ import pytest
 from scipy import optimize, special
 
 from conftest import ridge_normal_equations
-from pdp_lib import noise_scale, norm_bound, sensitivity_bound
+from pdp_lib import noise_scale, norm_bound, sensitivity_bound, sharp_norm_bound
 
 
 @pytest.mark.parametrize("lam, d, expected", [
@@ -72,6 +72,10 @@ def test_norm_bound_on_corner_datasets(d, lam):
             t = ridge_normal_equations(np.vstack([x1, x2]), [y1, y2], [w1, 1 - w1], lam)
             worst = max(worst, float(np.linalg.norm(t)))
     assert worst <= B * (1 + 1e-12)
+    # the enumeration contains every single corner point with weight 1 and y = 1, whose norm is
+    # sqrt(k)/(k + lam) for k ones: the search must reach the best of them
+    single = max(math.sqrt(k) / (k + lam) for k in range(1, d + 1))
+    assert worst >= single * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("d, lam", [(2, 0.05), (3, 1.0), (2, 10.0)])
@@ -97,3 +101,4 @@ def test_norm_bound_against_optimizer(d, lam):
         best = max(best, -res.fun)
     assert best <= B * (1 + 1e-12)
     assert best > 0.05 * B  # the search found something sizeable (it is not vacuous)
+    assert best >= sharp_norm_bound(lam, d) * (1 - 1e-6)  # ... indeed the exact supremum B*(lambda)
