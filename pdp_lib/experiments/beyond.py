@@ -29,10 +29,10 @@ from ..bounds import noise_scale
 from ..mechanism import _weighted_ridge, calibrate
 from ..threshold import best_public_threshold, kept_mask, threshold_candidates
 
-__all__ = ["BEYOND_METHODS", "exact_columns", "ORACLE_LABEL"]
+__all__ = ["exact_columns", "jorgensen_grid", "jorgensen_oracle", "GRID_SIZE", "SELECT_RUNS"]
 
-BEYOND_METHODS = ("pdp_op_sharp", "threshold_public", "threshold_oracle", "jorgensen_oracle")
-ORACLE_LABEL = "oracle (not private)"
+GRID_SIZE = 8          # geometric grid points of t between min and max of the profile (plus its mean)
+SELECT_RUNS = 500      # runs per grid point to choose the oracle t (its value is then re-estimated)
 
 
 def _moments(loss, theta_bar, eta):
@@ -128,3 +128,60 @@ def exact_columns(X, y, eps, loss_u, losses_r, lams, methods, B=None) -> dict:
                 res[:, j] = mom.mean[best], np.sqrt(mom.var[best]), taus[best]
             out[f"{kind}_threshold_oracle"] = tuple(res)
     return out
+
+
+def jorgensen_grid(eps: np.ndarray, size: int = GRID_SIZE) -> np.ndarray:
+    """The thresholds ``t`` the Jorgensen oracle tries: a geometric grid from ``min`` to ``max`` of
+    the profile, with the paper's ``max`` and ``mean``; below ``min`` every point is kept at a
+    level under every ``epsilon_i``, above ``max`` every keep probability only shrinks."""
+    lo, hi = float(eps.min()), float(eps.max())
+    grid = np.geomspace(lo, hi, size) if hi > lo else np.array([lo])
+    return np.unique(np.r_[grid, float(eps.mean()), hi])
+
+
+def jorgensen_oracle(statistics, eps, runs, gen_select, gen_eval, *, select_runs=SELECT_RUNS, known=None):
+    r"""Jorgensen et al.'s sampling at the ``t`` of :func:`jorgensen_grid` with the lowest expected loss.
+
+    **Not private**: the choice reads the data and the test set.  The choice is made on
+    ``select_runs`` masks per grid point (stream ``gen_select``) and the chosen ``t`` is then
+    re-estimated on ``runs`` fresh masks (stream ``gen_eval``), so the reported value is not
+    biased low by the minimum over noisy estimates (the winner's curse).  Chosen separately
+    for every ``lambda`` and both losses.
+
+    Parameters
+    ----------
+    statistics : callable
+        ``statistics(t, runs, generator)`` -> ``(mean, std, mean_se, std_se)``, each of shape
+        ``(2, L)`` (unregularized and regularized loss, one column per ``lambda``): the engine's
+        Rao-Blackwellized Monte Carlo of Jorgensen's mechanism at threshold ``t``.
+    eps : numpy.ndarray
+        The privacy profile.
+    runs : int
+        Masks for the reported estimate.
+    gen_select, gen_eval : numpy.random.Generator
+        Independent streams for the choice and for the estimate.
+    select_runs : int, default 500
+        Masks per grid point for the choice (at most ``runs``).
+    known : dict of float -> array, optional
+        Statistics already estimated on ``runs`` masks from streams independent of
+        ``gen_select`` (the paper's ``t = max`` and ``t = mean``): reused when the oracle
+        chooses that ``t``, instead of drawing ``runs`` masks again.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The statistics, shape ``(4, 2, L)``, and the chosen ``t``, shape ``(2, L)``.
+    """
+    grid = jorgensen_grid(eps)
+    select = np.stack([statistics(t, min(select_runs, runs), g)[0]
+                       for t, g in zip(grid, gen_select.spawn(grid.size))])      # (G, 2, L)
+    best = np.argmin(select, axis=0)                                            # (2, L)
+    out = np.empty((4,) + best.shape)
+    evaluators = gen_eval.spawn(grid.size)
+    known = known or {}
+    for g in np.unique(best):
+        chosen = best == g
+        t = float(grid[g])
+        stats = np.asarray(known[t] if t in known else statistics(t, runs, evaluators[g]))
+        out[:, chosen] = stats[:, chosen]
+    return out, grid[best]

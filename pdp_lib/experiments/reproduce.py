@@ -30,7 +30,7 @@ from ..validation import check_count
 from .draws import draw_data, draw_profile, mask_seed, seed_sequence, training_points
 from .engine import evaluate_sweep
 from .settings import BOUNDS, PAPER_RUNS, REPLICATE_RUNS, RUNS, SEED, SPLIT, SPLITS
-from .specs import METHODS, TARGET_NAMES, get_target
+from .specs import BEYOND_METHODS, METHODS, TARGET_NAMES, get_target
 
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
 
@@ -181,7 +181,8 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                 res = evaluate_sweep(X, y, draw.X_test, draw.y_test, eps, lams,
                                      runs=runs if rep == 0 else replicate_runs,
                                      rng=mask_seed(draw, profile, n),
-                                     methods=tuple(m for m in METHODS if m in methods_needed[key]), B=B)
+                                     methods=tuple(m for m in METHODS + BEYOND_METHODS
+                                                   if m in methods_needed[key]), B=B)
                 results[rep, key] = replace(res, kept={})  # keep only the statistics
                 bar.update(1)
     finally:
