@@ -103,6 +103,27 @@ def slope(rows) -> float:
     return float(np.polyfit(n, t, 1)[0])
 
 
+def section(machine: str, setup: str, md: str, fit: str) -> str:
+    """The README section: how to rerun, what is measured, the table and the slope."""
+    return f"""{SECTION}
+
+Time and peak memory of one `evaluate_sweep` call as the training set grows, each size in a fresh
+interpreter (`.venv/bin/python benchmarks/bench_scale.py`; `--help` for sizes, runs, methods and budget).
+Data: features uniform on `[0,1]^d`, labels uniform on `[-1,1]`, `n / 4` test points (the paper's 80/20
+split), privacy levels from the paper's default three-group profile. Peak RSS is `ru_maxrss` of that
+interpreter (imports, data and call); the column before it is the same peak just before the call. The
+Jorgensen Monte Carlo is drawn and reduced in blocks of runs chosen from the engine's memory budget
+(`memory_budget`, default 512 MB; `pdp_lib.experiments.engine.block_size`), so the memory of the call is
+the budget plus a few copies of the data, whatever the number of runs.
+
+_Measured: {machine}; {setup}._
+
+{md}
+
+{fit}.
+"""
+
+
 def write_readme(text: str) -> None:
     """Replace (or append) the section *Scaling in n* of ``benchmarks/README.md``, keeping the rest."""
     old = README.read_text()
@@ -148,7 +169,7 @@ def main(argv=None) -> int:
     fit = f"Log-log slope of time against n: **{slope(rows):.2f}**" if len(rows) > 1 else ""
     print(f"{machine}\n{setup}\n\n{md}\n\n{fit}")
     if not args.no_readme:
-        write_readme(f"{SECTION}\n\n_Measured: {machine}; {setup}._\n\n{md}\n\n{fit}.\n")
+        write_readme(section(machine, setup, md, fit))
     return 0
 
 

@@ -89,7 +89,8 @@ def test_masks_do_not_depend_on_the_block_size():
     # the engine's own blocks: uneven sizes, drawn one after the other from one generator
     p = jorgensen_keep_probabilities(eps, t)
     gen = np.random.default_rng(7)
-    blocks = [engine._draw_masks(gen, p[p < 1], rows, draw) for rows, draw in ((1, 1), (64, 64), (64, 7), (64, 1), (64, 100), (43, 43))]
+    sizes = ((1, 1), (64, 64), (64, 7), (64, 1), (64, 100), (43, 43))  # (rows, rows of uniforms at a time)
+    blocks = [engine._draw_masks(gen, p[p < 1], rows, draw) for rows, draw in sizes]
     np.testing.assert_array_equal(np.vstack(blocks).astype(bool), whole[:, p < 1])
     assert whole[:, p >= 1].all()
 
