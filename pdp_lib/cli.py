@@ -56,38 +56,17 @@ class _Parser(argparse.ArgumentParser):
         raise _Exit(status, (message or "").rstrip("\n"))
 
 
-def _positive_int(name):
+def _int_at_least(name, minimum):
+    """An argparse type: an integer ``>= minimum``, refused with a message naming ``name`` and the range."""
     def convert(text):
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} = {text!r} is not an integer") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [1, inf)")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [{minimum}, inf)")
         return value
     return convert
-
-
-def _non_negative_int(name):
-    def convert(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not an integer") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [0, inf)")
-        return value
-    return convert
-
-
-def _seed(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed = {text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--seed = {value} is outside the allowed range [0, inf)")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,18 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="rebuild a table or figure of the paper",
                          description="Rebuild a table or figure of the paper, beside its published values.")
     rep.add_argument("target", metavar="TARGET", help=_TARGETS_HELP)
-    rep.add_argument("--runs", type=_positive_int("--runs"), default=10_000,
+    rep.add_argument("--runs", type=_int_at_least("--runs", 1), default=10_000,
                      help="runs of the mechanisms per cell (default 10000, as in the paper)")
-    rep.add_argument("--seed", type=_seed, default=settings.SEED,
+    rep.add_argument("--seed", type=_int_at_least("--seed", 0), default=settings.SEED,
                      help=f"root seed of every draw (default {settings.SEED}, the book's)")
-    rep.add_argument("--replicates", type=_positive_int("--replicates"), default=1,
+    rep.add_argument("--replicates", type=_int_at_least("--replicates", 1), default=1,
                      help="independent draws of what the paper drew at random (synthetic data, "
                           "privacy profile, Jorgensen masks) for the 2.5%%/97.5%% range "
                           f"(default 1: no range; the book's tables use {settings.REPLICATES})")
-    rep.add_argument("--replicate-runs", type=_positive_int("--replicate-runs"), default=None,
+    rep.add_argument("--replicate-runs", type=_int_at_least("--replicate-runs", 1), default=None,
                      help=f"runs per cell in replicate draws 1, 2, ... (default {settings.REPLICATE_RUNS} "
                           "or --runs if smaller, as in the book; the draw reported always uses --runs)")
-    rep.add_argument("--paper-runs", type=_non_negative_int("--paper-runs"), default=settings.PAPER_RUNS,
+    rep.add_argument("--paper-runs", type=_int_at_least("--paper-runs", 0), default=settings.PAPER_RUNS,
                      help="runs behind each published average, whose Monte Carlo error the range "
                           f"includes (default {settings.PAPER_RUNS}, the paper's; 0 leaves it out)")
     rep.add_argument("--split", choices=settings.SPLITS, default=settings.SPLIT,
