@@ -124,3 +124,15 @@ def test_bound_option_recalibrates_every_private_mechanism(capsys):
             assert sharp[param, column] < value                   # B* < B(lambda): less noise
     assert main(["reproduce", "table-4", "--bound", "loose"]) == 2
     assert "--bound" in capsys.readouterr().err
+
+
+def test_beyond_group_lists_its_targets_and_new_columns(capsys):
+    assert main(["reproduce", "beyond", "--runs", "10"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {r["target"] for r in rows} == {f"beyond-{k}" for k in range(1, 8)}
+    columns = {r["column"] for r in rows}
+    for method in ("pdp_op_sharp", "threshold_public", "threshold_oracle", "jorgensen_oracle"):
+        assert {f"unreg_{method}", f"reg_{method}"} <= columns
+    assert all(r["paper"] == "" for r in rows) and all(float(r["value"]) >= 0 for r in rows)
+    assert main(["reproduce", "all", "--runs", "10"]) == 0
+    assert not any(r["target"].startswith("beyond") for r in csv.DictReader(io.StringIO(capsys.readouterr().out)))
