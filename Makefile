@@ -55,7 +55,7 @@ notebooks: $(STAMP)
 # (Debian's chromium package) into _build/screenshots.
 check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --screenshots _build/screenshots \
-		--pages book/intro.html book/privacy.html book/jorgensen.html
+		--pages book/intro.html book/privacy.html book/jorgensen.html book/personalization.html
 
 # Check the published values (pdp_lib/data/published.csv) cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)
