@@ -89,6 +89,7 @@ _EXPORTS = {
     "jorgensen_threshold": "baselines",
     "jorgensen_keep_probabilities": "baselines",
     "jorgensen_mask": "baselines",
+    "jorgensen_eta": "baselines",
     "least_squares": "baselines",
     "non_private_ridge": "baselines",
     "threshold_dp": "threshold",

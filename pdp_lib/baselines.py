@@ -52,6 +52,7 @@ __all__ = [
     "jorgensen_threshold",
     "jorgensen_keep_probabilities",
     "jorgensen_mask",
+    "jorgensen_eta",
     "jorgensen",
     "least_squares",
     "non_private_ridge",
@@ -135,8 +136,35 @@ def jorgensen_mask(epsilons, t, rng=None) -> np.ndarray:
     gen = check_rng(rng)
     rand = p < 1.0
     mask = np.ones(p.shape[0], dtype=bool)
-    mask[rand] = gen.random(int(rand.sum())) < p[rand]
+    mask[rand] = _draw_masks(gen, p[rand], 1, 1)[0]
     return mask
+
+
+def _draw_masks(gen, p_random: np.ndarray, rows: int, draw_rows: int) -> np.ndarray:
+    """The next ``rows`` masks of the random points, ``(rows, n_random)`` booleans.
+
+    The one sampler of Jorgensen's sample, behind :func:`jorgensen_mask` and
+    :mod:`pdp_lib.experiments`: one uniform per random point (``pi_i < 1``), row by row,
+    ``draw_rows`` rows of uniforms at a time; point ``i`` is kept when ``U_i < pi_i``.
+    Successive calls consume the generator exactly as one call with all the rows would.
+    """
+    masks = np.empty((rows, p_random.shape[0]), dtype=bool)
+    for s in range(0, rows, draw_rows):
+        e = min(s + draw_rows, rows)
+        np.less(gen.random((e - s, p_random.shape[0])), p_random, out=masks[s:e])
+    return masks
+
+
+def jorgensen_eta(lam: float, d: int, k, t: float, B=None):
+    """Jorgensen's noise parameter ``eta = k t / c(lam)`` for ``k`` kept points (Section 4.2).
+
+    ``c(lam)`` is :func:`pdp_lib.bounds.noise_scale` (with ``B`` as there); ``k`` may be an
+    array of counts.  ``inf`` -- no noise -- where ``k = 0``: the empty sample returns ``0``
+    (see the module docstring).  Used by the experiment engine and the audit's exact density
+    (:func:`pdp_lib.audit.jorgensen_log_density`).
+    """
+    k = np.asarray(k, dtype=float)
+    return np.where(k > 0, k * t / noise_scale(lam, d, B), np.inf)
 
 
 def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mask=False):
@@ -213,9 +241,3 @@ def non_private_ridge(X, y, lam) -> np.ndarray:
     y = check_labels(y, n)
     lam = check_positive(lam, "lam")
     return _weighted_ridge(X, y, np.full(n, 1.0 / n), lam)
-
-
-def _jorgensen_eta(lam: float, d: int, k, t: float, B=None):
-    """``eta = k t / c(lam)`` for ``k`` kept points (``inf`` -- no noise -- when ``k = 0``)."""
-    k = np.asarray(k, dtype=float)
-    return np.where(k > 0, k * t / noise_scale(lam, d, B), np.inf)

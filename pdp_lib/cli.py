@@ -14,8 +14,9 @@ and the paper's Medical Cost split, so ``reproduce table-4 --replicates 40`` pri
 the book's Table 4.
 
 ``--format csv`` (the default) writes a long table with the header
-``param,column,value,low,high,paper`` (``DESIGN.md``); for ``all`` every row is preceded by
-a ``target`` column so that the rows of the 32 targets stay apart.  ``--format markdown``
+``param,column,value,low,high,paper`` (one row per cell, as :func:`pdp_lib.experiments.reproduce`
+returns it); for ``all`` every row is preceded by a ``target`` column so that the rows of the
+32 targets stay apart.  ``--format markdown``
 writes one Markdown table per target.  A progress bar goes to stderr; the table goes to
 stdout or ``FILE``.  Bad arguments exit with status 2 and a one-line message.
 

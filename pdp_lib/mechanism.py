@@ -265,11 +265,13 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     return _run_pdp_op(X, y, epsilons, lam, B, rng)[0]
 
 
-def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng"):
-    """Validate, calibrate and run Algorithm 1 once: ``(theta_hat, calibration)``.
+def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None):
+    """Validate, calibrate and run Algorithm 1: ``(theta_hat, calibration)``.
 
-    The one implementation behind :func:`pdp_op` and
-    :meth:`pdp_lib.PersonalizedRidge.fit`.
+    One output of shape ``(d,)``, or with ``size`` (a validated count) ``size`` independent
+    outputs of shape ``(size, d)``: one ``theta_bar`` and ``size`` noise draws.  The one
+    implementation behind :func:`pdp_op`, :meth:`pdp_lib.PersonalizedRidge.fit` and
+    :func:`pdp_lib.audit.sample_mechanism`.
     """
     X = check_features(X)
     n, d = X.shape
@@ -279,4 +281,6 @@ def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng"):
     gen = check_rng(rng, rng_name)
     cal = calibrate(eps, lam, d, B)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
-    return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal
+    if size is None:
+        return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal
+    return theta_bar + _sample_l2_laplace(cal.eta, d, size, gen), cal

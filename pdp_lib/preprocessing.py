@@ -270,8 +270,8 @@ class DomainScaler(TransformerMixin, BaseEstimator):
         self.n_features_in_ = d
         return self
 
-    def transform(self, X):
-        """Return :func:`scale_to_domain` of ``X`` with the fitted bounds."""
+    def _fitted_input(self, X) -> np.ndarray:
+        """``X`` as a float array after checking that the scaler is fitted and ``X`` has its width."""
         if not hasattr(self, "lower_"):
             from sklearn.exceptions import NotFittedError
 
@@ -279,15 +279,14 @@ class DomainScaler(TransformerMixin, BaseEstimator):
         arr = _as_float_array(X, "X")
         if arr.ndim != 2 or arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {arr.shape}")
+        return arr
+
+    def transform(self, X):
+        """Return :func:`scale_to_domain` of ``X`` with the fitted bounds."""
+        self._fitted_input(X)
         return scale_to_domain(X, self.lower_, self.upper_, clip=self.clip)
 
     def inverse_transform(self, X):
         """Map scaled features back: ``lower + X (upper - lower)``."""
-        if not hasattr(self, "lower_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("DomainScaler is not fitted yet; call fit(X) first")
-        arr = _as_float_array(X, "X")
-        if arr.ndim != 2 or arr.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {arr.shape}")
+        arr = self._fitted_input(X)
         return self.lower_ + arr * (self.upper_ - self.lower_)

@@ -28,7 +28,6 @@ __all__ = [
     "check_count",
     "check_fraction",
     "check_rng",
-    "check_consistent_length",
     "check_finite",
 ]
 
@@ -109,18 +108,24 @@ def check_features(X, name: str = "X") -> np.ndarray:
     return arr
 
 
-def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
-    """Validate labels: 1-D, every entry in ``[-1, 1]``, length ``n`` when given.
-
-    Section 3 ("Our Setup") assumes ``y_i in [-1, 1]``.
-    """
-    arr = _as_float_array(y, name)
+def _per_point(value, n: int | None, name: str) -> np.ndarray:
+    """A float copy of a per-point vector: 1-D, at least one entry, ``n`` entries when given."""
+    arr = _as_float_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D of shape (n,), got shape {arr.shape}")
     if arr.shape[0] < 1:
         raise ValueError(f"{name} must have n >= 1 entries, got 0")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows; they must match")
+    return arr
+
+
+def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
+    """Validate labels: 1-D, every entry in ``[-1, 1]``, length ``n`` when given.
+
+    Section 3 ("Our Setup") assumes ``y_i in [-1, 1]``.
+    """
+    arr = _per_point(y, n, name)
     _check_interval(arr, name, -1.0, 1.0, remedy="scale_labels")
     return arr
 
@@ -130,13 +135,7 @@ def check_epsilons(epsilons, n: int | None = None, name: str = "epsilons") -> np
 
     Definition 2.2 (personalized DP) and Theorems 3.1/3.2 take ``epsilon_i > 0``.
     """
-    arr = _as_float_array(epsilons, name)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D of shape (n,), got shape {arr.shape}")
-    if arr.shape[0] < 1:
-        raise ValueError(f"{name} must have n >= 1 entries, got 0")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows; they must match")
+    arr = _per_point(epsilons, n, name)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if bad.any():
         i = _first_bad(bad)
@@ -151,13 +150,7 @@ def check_weights(weights, n: int | None = None, name: str = "weights", atol: fl
     Algorithm 1 takes a weight vector ``w >= 0`` with ``sum_i w_i = 1``; the norm
     bound of Lemma A.1 uses ``sum_i w_i y_i^2 <= 1`` and so depends on it.
     """
-    arr = _as_float_array(weights, name)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D of shape (n,), got shape {arr.shape}")
-    if arr.shape[0] < 1:
-        raise ValueError(f"{name} must have n >= 1 entries, got 0")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows; they must match")
+    arr = _per_point(weights, n, name)
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i = _first_bad(bad)
@@ -231,16 +224,6 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
     raise TypeError(
         f"{name} must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}"
     )
-
-
-def check_consistent_length(**arrays) -> int:
-    """Check that every named array has the same first dimension; return it."""
-    lengths = {k: len(v) for k, v in arrays.items()}
-    values = set(lengths.values())
-    if len(values) > 1:
-        desc = ", ".join(f"{k} has {v}" for k, v in lengths.items())
-        raise ValueError(f"inconsistent lengths: {desc}; they must match")
-    return values.pop()
 
 
 def check_finite(value, name: str, ndim: tuple = (1, 2)) -> np.ndarray:

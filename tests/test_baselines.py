@@ -9,6 +9,7 @@ from sklearn.linear_model import Ridge
 from pdp_lib import load_medical_cost, sample_l2_laplace, train_test_split
 from pdp_lib.baselines import (
     jorgensen,
+    jorgensen_eta,
     jorgensen_keep_probabilities,
     jorgensen_mask,
     jorgensen_threshold,
@@ -167,3 +168,14 @@ def test_inputs_not_mutated():
     non_personalized(X, y, eps, 1.0, rng=0)
     for a, b in zip((X, y, eps), copies):
         np.testing.assert_array_equal(a, b)
+
+
+def test_jorgensen_eta_is_k_t_over_c_and_infinite_for_the_empty_sample():
+    # eta = k t / c(lam) (Section 4.2), the one formula behind the engine and the exact audit density
+    lam, d, t = 0.3, 4, 0.8
+    k = np.array([0, 1, 5, 12])
+    eta = jorgensen_eta(lam, d, k, t)
+    assert eta[0] == np.inf
+    np.testing.assert_allclose(eta[1:], k[1:] * t / _c(lam, d), rtol=1e-12)
+    assert float(jorgensen_eta(lam, d, 3, t, B=2.0)) == pytest.approx(
+        3 * t * lam / (2 * math.sqrt(d) * (1 + math.sqrt(d) * 2.0)), rel=1e-12)

@@ -21,9 +21,10 @@ test loss of PDP-OP, the non-personalized baseline, Jorgensen et al. with ``t = 
 * **Non-private**: deterministic; ``unreg`` is least squares (``lambda = 0``, the authors'
   "type1"), ``reg`` the uniform-weight ridge with ``lambda`` (their "type2"); std 0.
 
-The engine composes the mechanism (:func:`pdp_lib.calibrate`, the weighted ridge of eq. (2),
-:func:`pdp_lib.bounds.noise_scale`) and is tested against the single-run implementations of
-:mod:`pdp_lib.baselines`.  Derived and measured in the book's chapter *Exact loss moments*
+The engine composes the mechanism (:func:`pdp_lib.calibrate`, the weighted ridge of eq. (2))
+and the baselines' own pieces (Jorgensen's mask sampler and noise parameter
+:func:`pdp_lib.baselines.jorgensen_eta`), and is tested against the single-run implementations
+of :mod:`pdp_lib.baselines`.  Derived and measured in the book's chapter *Exact loss moments*
 (``book/moments.ipynb``).
 
 Memory.  The block size is chosen from ``memory_budget`` (:func:`block_size`), so the peak
@@ -40,8 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..baselines import jorgensen_keep_probabilities, jorgensen_threshold
-from ..bounds import noise_scale
+from ..baselines import _draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
 from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
@@ -187,19 +187,6 @@ def block_size(runs, n, d, n_test=0, n_lams=1, memory_budget=DEFAULT_MEMORY_BUDG
     runs = check_count(runs, "runs")
     budget = _check_memory_budget(memory_budget)
     return _plan(runs, n, d, n_test, n_lams, budget).runs_per_block
-
-
-def _draw_masks(gen, p_random: np.ndarray, rows: int, draw_rows: int) -> np.ndarray:
-    """The next ``rows`` masks of the random points, ``(rows, n_random)`` booleans.
-
-    One uniform per random point, row by row, ``draw_rows`` rows of uniforms at a time;
-    successive calls consume the generator exactly as one call with all the rows would.
-    """
-    masks = np.empty((rows, p_random.shape[0]), dtype=bool)
-    for s in range(0, rows, draw_rows):
-        e = min(s + draw_rows, rows)
-        np.less(gen.random((e - s, p_random.shape[0])), p_random, out=masks[s:e])
-    return masks
 
 
 def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> np.ndarray:
@@ -510,7 +497,7 @@ def _block_moments(points, gen, p_random, R, plan, lam_arr, t, B, loss_u, losses
     var = np.empty((2, L, R))
     for j, lam in enumerate(lam_arr):
         theta = gram.ridge(lam)
-        eta = np.where(gram.empty, np.inf, gram.k * t / noise_scale(lam, d, B))
+        eta = jorgensen_eta(lam, d, gram.k, t, B)
         for s in range(0, R, plan.residual_rows):
             th, et = theta[s:s + plan.residual_rows], eta[s:s + plan.residual_rows]
             value, grad = loss_u._value_and_gradient(th)

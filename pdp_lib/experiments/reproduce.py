@@ -1,7 +1,7 @@
 """Rebuild any table or figure of the paper: plan the draws, evaluate them once, assemble.
 
 :func:`reproduce` returns one target as a long table with the columns
-``param, column, value, low, high, paper`` (the command line's CSV, see ``DESIGN.md``) and a
+``param, column, value, low, high, paper`` (the command line's CSV, :mod:`pdp_lib.cli`) and a
 Monte Carlo standard error ``se``; :func:`reproduce_many` rebuilds several targets at once and
 evaluates each distinct configuration (data draw, training subset, profile) a single time,
 for all the ``lambda`` values the targets need.

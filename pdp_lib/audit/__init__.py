@@ -1,0 +1,77 @@
+r"""Privacy audits of PDP-OP: largest norms, worst neighbours, exact privacy loss, black-box tests.
+
+Tools, all beyond the paper, that check its privacy claims (Lemma A.1, Theorem A.4,
+Lemma A.5, Theorems 3.1 and 3.2) from the outside.  One module per job; every public name
+is re-exported here, so ``from pdp_lib import audit; audit.threshold_audit(...)`` works:
+
+=============================================  ==============================================
+job                                            module
+=============================================  ==============================================
+largest ``||theta_bar||`` over the domain      :mod:`~pdp_lib.audit.norms`
+(Lemma A.1), ``theta_bar_0`` of                (:func:`largest_norm_dataset`,
+Assumption 3.1                                 :func:`unregularized_solution`)
+replacement geometry (Sherman--Morrison) and   :mod:`~pdp_lib.audit.neighbours`
+the worst-neighbour search (Theorem A.4)       (:class:`ReplacementGeometry`,
+                                               :func:`worst_neighbours`,
+                                               :func:`worst_neighbour`,
+                                               :func:`vertex_lower_bound`)
+exact and realized privacy loss of output      :mod:`~pdp_lib.audit.privacy_loss`
+perturbation (Lemma A.5)                       (:func:`realized_privacy_loss`,
+                                               :func:`log_density_ratio`)
+black-box audits: samples, scores,             :mod:`~pdp_lib.audit.blackbox`
+Clopper--Pearson lower bounds on ``epsilon``   (:func:`sample_mechanism`,
+                                               :func:`threshold_audit`, ...)
+exact output density of Jorgensen et al.'s     :mod:`~pdp_lib.audit.jorgensen`
+sampling baseline                              (:func:`jorgensen_log_density`)
+=============================================  ==============================================
+
+Derived and used in the book's chapters *Sensitivity of the weighted ridge solution*
+(``book/sensitivity.ipynb``: norms, neighbours), *Privacy of PDP-OP*
+(``book/privacy.ipynb``: privacy loss, black-box audits) and *What the guarantee does not
+cover* (``book/limits.ipynb``: privacy loss, Jorgensen's density).
+"""
+
+from __future__ import annotations
+
+from .blackbox import (
+    AuditResult,
+    clopper_pearson,
+    epsilon_lower_bound,
+    likelihood_ratio_scores,
+    projection_scores,
+    sample_mechanism,
+    threshold_audit,
+)
+from .jorgensen import jorgensen_log_density
+from .neighbours import (
+    ReplacementGeometry,
+    WorstNeighbour,
+    _phi_and_vjp,  # noqa: F401 - printed in the book's chapter on sensitivity
+    vertex_lower_bound,
+    worst_neighbour,
+    worst_neighbours,
+)
+from .norms import NormSearch, largest_norm_dataset, unregularized_solution
+from .privacy_loss import RealizedLoss, log_density_ratio, realized_privacy_loss
+
+__all__ = [
+    "NormSearch",
+    "largest_norm_dataset",
+    "unregularized_solution",
+    "ReplacementGeometry",
+    "WorstNeighbour",
+    "worst_neighbour",
+    "worst_neighbours",
+    "vertex_lower_bound",
+    "RealizedLoss",
+    "realized_privacy_loss",
+    "log_density_ratio",
+    "sample_mechanism",
+    "projection_scores",
+    "likelihood_ratio_scores",
+    "clopper_pearson",
+    "epsilon_lower_bound",
+    "AuditResult",
+    "threshold_audit",
+    "jorgensen_log_density",
+]
