@@ -43,8 +43,10 @@ nbval: $(STAMP)
 	$(BIN)/python -m pytest book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 # Open the chapters in JupyterLab with the pinned environment (JupyterLab's own pins: requirements-lab.txt).
+# (as root, e.g. in a container, Jupyter refuses to start without --allow-root; LAB_ARGS adds options)
+LAB_ARGS ?=
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab --notebook-dir=book
+	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root,) $(LAB_ARGS)
 
 # Re-execute every chapter in place with the pinned environment and store its outputs
 # (what nbval compares against). Run after changing pdp_lib or a chapter; commit the result.
