@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import pdp_lib
+from pdp_lib.experiments import evaluate_sweep
 from pdp_lib.experiments.beyond import exact_columns
 from pdp_lib.moments import QuadraticLoss, loss_moments
 from pdp_lib.threshold import best_public_threshold, oracle_threshold, threshold_calibration
@@ -25,7 +26,8 @@ def test_exact_columns_against_direct_computation(B):
     lams = np.array([0.05, 1.0, 30.0])
     lu = QuadraticLoss(Xt, yt)
     out = exact_columns(X, y, eps, lu, [lu.with_penalty(l) for l in lams], lams,
-                        ("pdp_op_sharp", "threshold_public", "threshold_oracle"), B=B)
+                        ("threshold_public", "threshold_oracle"), B=B)
+    sharp = evaluate_sweep(X, y, Xt, yt, eps, lams, runs=1, methods=("pdp_op_sharp",))
     tau = best_public_threshold(eps)
     for j, lam in enumerate(lams):
         cal = pdp_lib.calibrate(eps, lam, 5, B="sharp")
@@ -34,8 +36,8 @@ def test_exact_columns_against_direct_computation(B):
         bar_t = pdp_lib.weighted_ridge(X[keep], y[keep], cal_t.weights, lam)
         for kind, penalty in (("unreg", 0.0), ("reg", lam)):
             mom = loss_moments(bar, cal.eta, Xt, yt, penalty=penalty)
-            assert out[f"{kind}_pdp_op_sharp"][0][j] == pytest.approx(float(mom.mean), rel=1e-12)
-            assert out[f"{kind}_pdp_op_sharp"][1][j] == pytest.approx(float(mom.std), rel=1e-12)
+            assert sharp.mean[f"{kind}_pdp_op_sharp"][j] == pytest.approx(float(mom.mean), rel=1e-12)
+            assert sharp.std[f"{kind}_pdp_op_sharp"][j] == pytest.approx(float(mom.std), rel=1e-12)
             mom_t = loss_moments(bar_t, cal_t.eta, Xt, yt, penalty=penalty)
             assert out[f"{kind}_threshold_public"][0][j] == pytest.approx(float(mom_t.mean), rel=1e-12)
             assert out[f"{kind}_threshold_public"][2][j] == tau
@@ -51,14 +53,14 @@ def test_the_sharp_calibration_removes_noise_only():
     X, y, Xt, yt, eps = _problem(2)
     lams = np.array([0.5])
     lu = QuadraticLoss(Xt, yt)
-    sharp = exact_columns(X, y, eps, lu, [lu.with_penalty(0.5)], lams, ("pdp_op_sharp",))
+    sharp = evaluate_sweep(X, y, Xt, yt, eps, lams, runs=1, methods=("pdp_op_sharp",))
     cal = pdp_lib.calibrate(eps, 0.5, 5)
     bar = pdp_lib.weighted_ridge(X, y, cal.weights, 0.5)
     paper = loss_moments(bar, cal.eta, Xt, yt)
     bias = float(lu.value(bar))
     ratio = (pdp_lib.calibrate(eps, 0.5, 5, B="sharp").eta / cal.eta) ** 2
     # same bias, noise part divided by (eta*/eta)^2
-    assert sharp["unreg_pdp_op_sharp"][0][0] - bias == pytest.approx((float(paper.mean) - bias) / ratio, rel=1e-9)
+    assert sharp.mean["unreg_pdp_op_sharp"][0] - bias == pytest.approx((float(paper.mean) - bias) / ratio, rel=1e-9)
 
 
 def test_jorgensen_oracle_chooses_on_one_stream_and_reports_another():
@@ -99,7 +101,7 @@ def test_evaluate_sweep_beyond_columns():
                                   "threshold_public", "threshold_oracle", "jorgensen_oracle"))
     lu = QuadraticLoss(Xt, yt)
     exact = exact_columns(X, y, eps, lu, [lu.with_penalty(l) for l in lams], np.array(lams),
-                          ("pdp_op_sharp", "threshold_public", "threshold_oracle"))
+                          ("threshold_public", "threshold_oracle"))
     for col, (mean, std, _) in exact.items():
         assert np.allclose(res.mean[col], mean, rtol=1e-12) and np.allclose(res.std[col], std, rtol=1e-12)
     for kind in ("unreg", "reg"):

@@ -15,7 +15,9 @@ regularized test losses of
                       paper's sampling baseline (:func:`jorgensen_oracle`).
 
 All but the last are exact (:mod:`pdp_lib.moments`): output perturbation of a fixed ``theta_bar``.
-Every mechanism other than ``pdp_op_sharp`` uses the norm bound ``B`` the caller passes (the paper's
+``pdp_op_sharp`` is PDP-OP's own exact column with ``B="sharp"``
+(:func:`pdp_lib.experiments.evaluate_sweep`); this module holds the threshold rules and the
+Jorgensen oracle.  Every mechanism other than ``pdp_op_sharp`` uses the norm bound ``B`` the caller passes (the paper's
 ``B(lambda)`` by default; ``"sharp"`` for all of them makes the comparison fair under the sharp
 calibration).  Derived in the book's chapter *Does personalization pay?*
 (``book/personalization.ipynb``).
@@ -26,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import noise_scale
-from ..mechanism import _weighted_ridge, calibrate
-from ..threshold import best_public_threshold, kept_mask, threshold_candidates
+from ..mechanism import _weighted_ridge
+from ..threshold import best_public_threshold, threshold_calibration, threshold_candidates
 
 __all__ = ["exact_columns", "jorgensen_grid", "jorgensen_oracle", "GRID_SIZE", "SELECT_RUNS"]
 
@@ -41,9 +43,8 @@ def _moments(loss, theta_bar, eta):
 
 
 def _threshold_fit(X, y, eps, tau, lam, B):
-    keep = kept_mask(eps, tau)
-    k = int(keep.sum())
-    cal = calibrate(np.full(k, float(tau)), lam, X.shape[1], B)
+    """``theta_bar`` and ``eta`` of uniform DP at ``tau`` (:func:`pdp_lib.threshold.threshold_calibration`)."""
+    keep, cal = threshold_calibration(eps, lam, X.shape[1], tau, B)
     return _weighted_ridge(X[keep], y[keep], np.asarray(cal.weights), lam), cal.eta
 
 
@@ -60,7 +61,7 @@ def _all_thresholds(X, y, eps, lams, B):
     Xs, ys = X[order], y[order]
     gram = np.cumsum(Xs[:, :, None] * Xs[:, None, :], axis=0)  # (n, d, d): top-k sums
     moment = np.cumsum(Xs * ys[:, None], axis=0)                # (n, d)
-    k = np.array([np.count_nonzero(eps >= t) for t in taus])
+    k = n - np.searchsorted(np.sort(eps), taus, side="left")  # points with eps_i >= tau
     G = gram[k - 1] / k[:, None, None]
     b = moment[k - 1] / k[:, None]
     thetas, etas = [], []
@@ -72,7 +73,7 @@ def _all_thresholds(X, y, eps, lams, B):
 
 
 def exact_columns(X, y, eps, loss_u, losses_r, lams, methods, B=None) -> dict:
-    """Exact mean and standard deviation of the exact beyond-the-paper columns.
+    """Exact mean and standard deviation of the threshold rules' columns.
 
     Parameters
     ----------
@@ -86,7 +87,7 @@ def exact_columns(X, y, eps, loss_u, losses_r, lams, methods, B=None) -> dict:
         The regularized test loss for each ``lambda``.
     lams : numpy.ndarray of shape (L,)
     methods : sequence of str
-        Any of ``pdp_op_sharp``, ``threshold_public``, ``threshold_oracle``.
+        Any of ``threshold_public``, ``threshold_oracle``.
     B : None, "sharp" or float
         The norm bound of the threshold rules.
 
@@ -94,20 +95,10 @@ def exact_columns(X, y, eps, loss_u, losses_r, lams, methods, B=None) -> dict:
     -------
     dict
         ``{column: (mean, std, chosen)}`` with arrays of shape ``(L,)``; ``chosen`` is the
-        threshold used at each ``lambda`` (NaN for ``pdp_op_sharp``).
+        threshold used at each ``lambda``.
     """
-    d = X.shape[1]
     L = len(lams)
     out = {}
-    if "pdp_op_sharp" in methods:
-        res = {kind: np.empty((3, L)) for kind in ("unreg", "reg")}
-        for j, lam in enumerate(lams):
-            cal = calibrate(eps, lam, d, "sharp")
-            theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
-            res["unreg"][:, j] = (*_moments(loss_u, theta_bar, cal.eta), np.nan)
-            res["reg"][:, j] = (*_moments(losses_r[j], theta_bar, cal.eta), np.nan)
-        for kind in res:
-            out[f"{kind}_pdp_op_sharp"] = tuple(res[kind])
     if "threshold_public" in methods:
         tau = best_public_threshold(eps)
         res = {kind: np.empty((3, L)) for kind in ("unreg", "reg")}
