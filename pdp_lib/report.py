@@ -3,30 +3,48 @@
 Used by the book's table chapters (*PDP-OP against standard DP*, *PDP-OP against
 Jorgensen et al.*, *Variability of the test loss*, *Errata and claims*).  Input is the
 long table that :func:`pdp_lib.experiments.reproduce` returns (``param, column, value,
-low, high, paper, se``); output is Markdown (rendered as MyST) or matplotlib axes.
+low, high, paper, se``); output is Markdown (rendered as MyST) or matplotlib figures.
+
+:func:`show_table` and :func:`show_figure` are what a chapter calls: each glues (myst-nb) a
+numbered, captioned MyST table or figure, with its caption and label taken from the registry
+(``tab-t4-unreg``, ``tab-t4-reg``, ``fig-f3``, ...), together with the facts its reading cites
+(:func:`pdp_lib.readings.target_facts`), and displays a plain version for a reader running
+the notebook.  :func:`show_code` prints a library function's source for the theory chapters.
 Published values come from :mod:`pdp_lib.paper` and the authors' raw outputs from
 :mod:`pdp_lib.reference`; they are only ever displayed beside rebuilt numbers.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
+from cycler import cycler
 
 from .experiments.settings import SHARP_WIDTH
 from .experiments.specs import get_target
 from .formatting import MACHINE_ZERO, is_machine_zero, sci_loss
+from .readings import prefix, target_facts
 
 __all__ = [
     "METHOD_TITLES",
     "column_title",
-    "rebuilt_markdown",
-    "comparison_markdown",
     "band_verdicts",
     "band_summary",
     "fidelity_headline",
     "reference_series",
     "plot_target",
+    "OKABE_ITO",
+    "FIGURE_STYLE",
+    "caption_text",
+    "loss_table_markdown",
+    "table_block",
+    "target_figure",
+    "figure_block",
+    "show_table",
+    "show_figure",
+    "show_code",
 ]
 
 METHOD_TITLES = {
@@ -55,9 +73,26 @@ _SWEEP_AXIS = {
     "f_c": "fraction of conservatives $f_c$",
     "fraction": "fraction of the training set used",
 }
-_COLORS = {"pdp_op": "C0", "non_personalized": "C3", "jorgensen_max": "C1",
-           "jorgensen_mean": "C2", "non_private": "0.3", "pdp_op_sharp": "C4", "threshold_public": "C5",
-           "threshold_oracle": "C6", "jorgensen_oracle": "C7"}
+# the Okabe-Ito palette (safe for the common colour-vision deficiencies); line styles tell the
+# methods apart without colour too
+OKABE_ITO = ("#0072B2", "#D55E00", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
+           "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
+           "threshold_public": "#CC79A7", "threshold_oracle": "#F0E442", "jorgensen_oracle": "#7F7F7F"}
+_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
+               "non_private": "-"}
+FIGURE_STYLE = {
+    "axes.prop_cycle": cycler(color=OKABE_ITO),
+    # a 7.4-inch figure shown at the text column's width (about 740 px): 1 pt is about 1.4 px, so
+    # 10.5 pt tick labels and legends are about 14.5 px, more than 80% of the 16 px body text
+    "font.size": 11.0, "axes.labelsize": 11.5, "axes.titlesize": 11.5, "xtick.labelsize": 10.5,
+    "ytick.labelsize": 10.5, "legend.fontsize": 10.5,
+    # opaque white, so that the figure reads the same in the site's dark mode
+    "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
+    "savefig.transparent": False, "figure.dpi": 130,
+}
+"""The rc settings of every rebuilt figure: a colour-blind-safe palette, fonts sized for the page."""
+_FIGURE_WIDTH = 7.4  # inches: the text column
 
 
 def column_title(column: str) -> str:
@@ -78,20 +113,6 @@ def _best_private(row: pd.Series, columns) -> set:
         if len(cols) > 1:
             best.add(min(cols, key=lambda c: row[c]))
     return best
-
-
-def rebuilt_markdown(target: str, table: pd.DataFrame) -> str:
-    """The rebuilt target in the paper's layout, best private method per loss kind in bold."""
-    spec = get_target(target)
-    values = _pivot(table, "value")
-    header = [_SWEEP_TITLES[spec.sweep]] + [column_title(c) for c in spec.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label in spec.param_labels:
-        row = values.loc[label]
-        bold = _best_private(row, spec.columns)
-        cells = [label] + [f"**{sci_loss(row[c])}**" if c in bold else sci_loss(row[c]) for c in spec.columns]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def band_verdicts(table: pd.DataFrame) -> pd.DataFrame:
@@ -137,35 +158,6 @@ def band_verdicts(table: pd.DataFrame) -> pd.DataFrame:
         outside = np.where(paper > high, paper / high - 1, np.where(paper < low, low / paper - 1, 0.0))
         t["outside"] = np.where(has_band, outside, np.nan)
     return t.reset_index(drop=True)
-
-
-def _verdict_cell(row) -> str:
-    if row.machine_zero:
-        return "0 = 0"
-    mark = "" if not np.isfinite(row.inside) else (" ✓" if row.inside else " ✗")
-    return f"{row.ratio:#.3g}{mark}"
-
-
-def comparison_markdown(target: str, table: pd.DataFrame) -> str:
-    """Published ÷ rebuilt for every cell, marked ✓ when the published value is inside the 95% band.
-
-    A cell whose published and rebuilt values are both zero up to rounding reads ``0 = 0`` and
-    carries no mark: there is nothing to judge.  A published cell missing from ``table`` raises.
-    """
-    spec = get_target(target)
-    v = band_verdicts(table)
-    cells = {(r.param, r.column): _verdict_cell(r) for r in v.itertuples(index=False)}
-    header = [_SWEEP_TITLES[spec.sweep]] + [column_title(c) for c in spec.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label in spec.param_labels:
-        row = [label]
-        for c in spec.columns:
-            if (label, c) not in cells:
-                raise LookupError(f"target {target!r}: no published value for the cell (param {label}, "
-                                  f"column {c}) in the table given")
-            row.append(cells[label, c])
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
 
 
 def band_summary(tables: dict) -> pd.DataFrame:
@@ -262,12 +254,14 @@ def reference_series(target: str) -> pd.DataFrame:
     return result.sort_index()
 
 
-def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFrame | None = None):
+def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFrame | None = None,
+                legend: bool = True):
     """Two panels (unregularized, regularized): rebuilt value per method, its 95% band, overlays.
 
     Lines: the rebuilt statistic for the seed's draw; shaded: the 2.5%-97.5% band over
     replicate draws; crosses: the published values (tables); open circles: the authors' own
-    outputs (:func:`reference_series`).
+    outputs (:func:`reference_series`).  ``legend=False`` leaves the legend to the caller
+    (:func:`target_figure` draws one for both panels).
     """
     spec = get_target(target)
     x_of = {label: float(label) for label in spec.param_labels}
@@ -284,7 +278,8 @@ def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFra
                 # cannot show it, so it is named in the legend instead
                 ax.plot([], [], " ", label=f"{METHOD_TITLES[method]}: 0 (exact fit)")
                 continue
-            ax.plot(t["x"], t["value"], "-", color=color, lw=1.6, label=METHOD_TITLES[method])
+            ax.plot(t["x"], t["value"], _LINESTYLES.get(method, "-"), color=color, lw=1.8,
+                    label=METHOD_TITLES[method])
             if np.isfinite(t["low"].astype(float)).all():
                 ax.fill_between(t["x"], t["low"], t["high"], color=color, alpha=0.18, lw=0)
             if np.isfinite(t["paper"].astype(float)).any():
@@ -302,6 +297,270 @@ def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFra
         axes[0].plot([], [], "kx", label="published")
     if reference is not None:
         axes[0].plot([], [], "ko", mfc="none", label="authors' output")
-    for ax in axes:
-        ax.legend(fontsize=8)
+    if legend:
+        for ax in axes:
+            ax.legend()
     return axes
+
+
+_KIND_TITLES = {"table": "Table", "figure": "Figure"}
+_LOSS_TITLES = {"unreg": "unregularized test loss", "reg": "regularized test loss"}
+_CAPTION_MATH = [(re.compile(r"\beps_([cml])\b"), r"$\\varepsilon_\1$"), (re.compile(r"\bf_([cml])\b"), r"$f_\1$"),
+                 (re.compile(r"\blambda\b"), r"$\\lambda$")]
+
+
+def caption_text(target: str) -> str:
+    """The registry's caption of ``target`` with its symbols as math (``eps_c`` -> ``$\\varepsilon_c$``)."""
+    text = get_target(target).caption.rstrip(".")
+    if text.startswith("vs "):  # the figures' captions name the comparison only
+        text = "PDP-OP " + text
+    for pattern, repl in _CAPTION_MATH:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _title(target: str) -> str:
+    kind, _, number = target.partition("-")
+    return f"{_KIND_TITLES[kind]} {number} of the paper, rebuilt"
+
+
+def _published_cell(row) -> str:
+    """The second line of a cell: the published value and its verdict."""
+    if row.machine_zero:
+        return "0, both zero"
+    text = sci_loss(row.paper)
+    if not np.isfinite(row.inside):
+        return text
+    if row.inside:
+        return f"{text} ✓"
+    sign = "+" if row.paper > row.high else "−"
+    p = 100 * float(row.outside)
+    return f"{text} ✗ {sign}{p:.2g}%" if p < 10 else f"{text} ✗ {sign}{p:.0f}%"
+
+
+def loss_table_markdown(target: str, table: pd.DataFrame, kind: str) -> str:
+    """One loss of the target as a Markdown table: each cell the rebuilt value over the published one.
+
+    Parameters
+    ----------
+    target : str
+        A name of :data:`pdp_lib.experiments.TARGET_NAMES`.
+    table : pandas.DataFrame
+        Its long table from :func:`pdp_lib.experiments.reproduce_many`.
+    kind : {"unreg", "reg"}
+        The unregularized or the regularized loss.
+
+    Returns
+    -------
+    str
+        One row per swept value and one column per method of that loss.  A cell holds the
+        rebuilt value (bold for the lowest private value of the row, as in the paper) and, for
+        a published table, below it the published value: ``✓`` inside the rebuilt 95% band,
+        ``✗ +5.1%`` above it (or ``−`` below) by that much relative to the band's nearer edge,
+        and ``0, both zero`` where both are zero up to rounding.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not ``"unreg"`` or ``"reg"``.
+    LookupError
+        If a published cell of the target is missing from ``table``.
+    """
+    if kind not in _LOSS_TITLES:
+        raise ValueError(f"kind = {kind!r} is not one of the allowed values ('unreg', 'reg')")
+    spec = get_target(target)
+    columns = [c for c in spec.columns if c.startswith(kind + "_")]
+    values = _pivot(table, "value")
+    published = {}
+    if spec.kind == "table":
+        published = {(r.param, r.column): _published_cell(r) for r in band_verdicts(table).itertuples(index=False)}
+    header = [_SWEEP_TITLES[spec.sweep]] + [METHOD_TITLES[c.partition("_")[2]] for c in columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for label in spec.param_labels:
+        row = values.loc[label]
+        bold = _best_private(row, columns)
+        cells = [label]
+        for c in columns:
+            text = f"**{sci_loss(row[c])}**" if c in bold else sci_loss(row[c])
+            if spec.kind == "table":
+                if (label, c) not in published:
+                    raise LookupError(f"target {target!r}: no published value for the cell (param {label}, "
+                                      f"column {c}) in the table given")
+                text += f"<br><small>{published[label, c]}</small>"
+            cells.append(text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _statistic_text(target: str) -> str:
+    return ("standard deviation over runs" if get_target(target).statistic == "std"
+            else "mean over runs")
+
+
+def table_block(target: str, table: pd.DataFrame) -> str:
+    """The target as two numbered MyST tables, unregularized then regularized loss.
+
+    Their labels are ``tab-<prefix>-unreg`` and ``tab-<prefix>-reg`` (``tab-t4-unreg``), their
+    captions the registry's (:func:`caption_text`) after "Table N of the paper, rebuilt".
+    """
+    spec = get_target(target)
+    if spec.kind != "table":
+        raise ValueError(f"target = {target!r} is not a table of the paper; show it with show_figure")
+    zero = any(is_machine_zero(v) for v in table["value"])
+    blocks = []
+    for kind in ("unreg", "reg"):
+        caption = (f"{_title(target)}: {_LOSS_TITLES[kind]} ({_statistic_text(target)}). {caption_text(target)}. "
+                   "Each cell: the rebuilt value (bold, the lowest private value of the row), and below it the "
+                   "published value, ✓ inside the rebuilt 95% band, ✗ outside it by the distance shown, relative "
+                   "to the band's nearer edge.")
+        if zero and kind == "unreg":
+            caption += " 0: zero up to rounding (an exact fit)."
+        blocks.append(f"```{{table}} {caption}\n:name: tab-{prefix(target)}-{kind}\n:align: center\n\n"
+                      f"{loss_table_markdown(target, table, kind)}\n```")
+    return "\n\n".join(blocks)
+
+
+def target_figure(target: str, table: pd.DataFrame, *, replicates: int | None = None):
+    """The target drawn at the text column's width: two stacked panels and one legend above them.
+
+    Parameters
+    ----------
+    target : str
+        A name of :data:`pdp_lib.experiments.TARGET_NAMES`.
+    table : pandas.DataFrame
+        Its long table from :func:`pdp_lib.experiments.reproduce_many`.
+    replicates : int, optional
+        Unused by the drawing; accepted so that callers can pass the settings they captioned.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: unregularized, bottom: regularized statistic, in :data:`FIGURE_STYLE`, with the
+        authors' outputs where they exist (:func:`reference_series`).
+    """
+    import matplotlib.pyplot as plt
+
+    spec = get_target(target)
+    reference = reference_series(target) if spec.source_csv is not None else None
+    with plt.rc_context(FIGURE_STYLE):
+        fig, axes = plt.subplots(2, 1, figsize=(_FIGURE_WIDTH, 7.6), sharex=True)
+        plot_target(target, table, axes, reference=reference, legend=False)
+        axes[0].set_xlabel("")
+        handles, labels = {}, []
+        for ax in axes:
+            for h, label in zip(*ax.get_legend_handles_labels()):
+                if label not in handles:
+                    handles[label] = h
+                    labels.append(label)
+        marks = ("published", "authors' output")  # the markers after the methods' lines
+        labels = [k for k in labels if k not in marks] + [k for k in labels if k in marks]
+        fig.legend([handles[k] for k in labels], labels, loc="upper center", ncol=3, frameon=False)
+        rows = -(-len(labels) // 3)
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.037 * rows - 0.01))
+    plt.close(fig)
+    return fig
+
+
+def figure_block(target: str, *, replicates: int) -> str:
+    """A numbered MyST figure pasting the glued plot ``<prefix>_plot``, captioned from the registry.
+
+    ``replicates`` is the number of draws behind the shaded bands, stated in the caption.
+    Its label is ``fig-<prefix>`` (``fig-f3``, ``fig-t1`` for Table 1 drawn as a figure).
+    """
+    spec = get_target(target)
+    what = "standard deviation over runs of the" if spec.statistic == "std" else "mean over runs of the"
+    drawn = "" if spec.kind == "figure" else ", drawn"
+    marks = "crosses the published values, " if spec.kind == "table" else ""
+    caption = (f"{_title(target)}{drawn}: {what} test loss, unregularized (top) and regularized (bottom). "
+               f"{caption_text(target)}. Lines: the rebuilt values; shaded: their 95% bands over {replicates} draws; "
+               f"{marks}open circles the authors' own outputs.")
+    return f"```{{glue:figure}} {prefix(target)}_plot\n:name: fig-{prefix(target)}\n:width: 100%\n\n{caption}\n```"
+
+
+def _glue_facts(target: str, facts: dict) -> None:
+    from myst_nb import glue
+
+    for key, value in facts.items():
+        glue(f"{prefix(target)}_{key}", value, display=False)
+
+
+def show_table(target: str, results: dict) -> dict:
+    """Glue ``target`` as two numbered tables and the facts its reading cites; show it plainly too.
+
+    For the book, glues ``<prefix>_table`` (Markdown: :func:`table_block`, pasted with
+    ``{glue:md}``) and every fact of :func:`pdp_lib.readings.target_facts` as
+    ``<prefix>_<fact>``; for a reader running the notebook, displays the two tables with their
+    captions (tag the cell ``remove-output``: the book shows the numbered, pasted version).
+
+    Parameters
+    ----------
+    target : str
+        A table of the paper, ``"table-1"`` ... ``"table-14"``.
+    results : mapping
+        Target name -> long table, as :func:`pdp_lib.experiments.reproduce_many` returns.
+
+    Returns
+    -------
+    dict
+        The facts glued (:func:`pdp_lib.readings.target_facts`).
+    """
+    from IPython.display import Markdown, display
+    from myst_nb import glue
+
+    table = results[target]
+    block = table_block(target, table)
+    glue(f"{prefix(target)}_table", Markdown(block), display=False)
+    facts = target_facts(target, table)
+    _glue_facts(target, facts)
+    plain = block.replace("```{table} ", "**").replace("\n:align: center\n", "\n").replace("\n```", "")
+    plain = re.sub(r"\*\*(.*?)\n:name: [^\n]*\n", r"**\1**\n", plain)
+    display(Markdown(plain))
+    return facts
+
+
+def show_figure(target: str, results: dict, *, replicates: int) -> dict:
+    """Glue ``target`` as a numbered figure (:func:`target_figure`, :func:`figure_block`) and its facts.
+
+    Glues the plot as ``<prefix>_plot`` and the MyST figure that pastes it as ``<prefix>_figure``
+    (pasted with ``{glue:md}``), plus, for a figure of the paper, the facts of
+    :func:`pdp_lib.readings.target_facts` (a table's facts come with :func:`show_table`);
+    displays the plot for a reader running the notebook (tag the cell ``remove-output``).
+
+    Parameters
+    ----------
+    target : str
+        A name of :data:`pdp_lib.experiments.TARGET_NAMES`.
+    results : mapping
+        Target name -> long table, as :func:`pdp_lib.experiments.reproduce_many` returns.
+    replicates : int
+        The draws behind the bands (stated in the caption).
+
+    Returns
+    -------
+    dict
+        The facts glued (empty for a table drawn as a figure).
+    """
+    from IPython.display import Markdown, display
+    from myst_nb import glue
+
+    table = results[target]
+    fig = target_figure(target, table)
+    glue(f"{prefix(target)}_plot", fig, display=False)
+    glue(f"{prefix(target)}_figure", Markdown(figure_block(target, replicates=replicates)), display=False)
+    facts = target_facts(target, table) if get_target(target).kind == "figure" else {}
+    _glue_facts(target, facts)
+    display(fig)
+    return facts
+
+
+def show_code(fn) -> None:
+    """Print a library function's source without its docstring (the theory chapters show the code)."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    node = tree.body[0]
+    if ast.get_docstring(node) is not None:
+        node.body = node.body[1:]
+    print(ast.unparse(tree))

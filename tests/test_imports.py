@@ -42,3 +42,14 @@ def test_every_public_name_resolves():
     for name in experiments.__all__:
         assert getattr(experiments, name) is not None, name
     assert set(pdp_lib.__all__) <= set(dir(pdp_lib))
+
+
+def test_the_function_reproduce_is_not_shadowed_by_its_submodule():
+    # importing the submodule pdp_lib.experiments.reproduce (as the cache does) must leave the
+    # package's exported function in place, whatever was imported first
+    code = ("import sys, pdp_lib.experiments.cache; from pdp_lib.experiments.reproduce import reproduce_many as r;"
+            "m = sys.modules['pdp_lib.experiments.reproduce'];"
+            "from pdp_lib.experiments import reproduce, reproduce_many;"
+            "assert callable(reproduce) and reproduce is m.reproduce, reproduce;"
+            "assert reproduce_many is m.reproduce_many")
+    subprocess.run([sys.executable, "-c", code], check=True)

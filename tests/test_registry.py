@@ -225,7 +225,7 @@ def test_a_new_figure_and_table_are_one_entry_each_plus_cells(monkeypatch):
     ref = report.reference_series("figure-19")
     assert list(ref.columns) == ["unreg_pdp_op", "reg_pdp_op"] and list(ref.index) == list(registry.files[
         "medical_eps"]["varies"]["eps_m"]["values"])
-    assert report.rebuilt_markdown("figure-19", figure).startswith("| $\\varepsilon_m$ | unreg. PDP-OP |")
+    assert report.loss_table_markdown("figure-19", figure, "unreg").startswith("| $\\varepsilon_m$ | PDP-OP |")
 
     table = reproduce("table-15", runs=5, seed=1)
     assert table.set_index(["param", "column"])["paper"].to_dict() == {
@@ -234,7 +234,7 @@ def test_a_new_figure_and_table_are_one_entry_each_plus_cells(monkeypatch):
     assert paper.bold_cells(15) == [("0.1", "unreg_pdp_op"), ("0.1", "reg_pdp_op"),
                                     ("0.3", "unreg_pdp_op"), ("0.3", "reg_pdp_op")]
     # the rebuilt table's cells against the printed ones
-    assert "|" in report.comparison_markdown("table-15", table)
+    assert "<small>" in report.loss_table_markdown("table-15", table, "reg")
 
 
 @pytest.mark.parametrize("name", specs.BEYOND_TARGET_NAMES)

@@ -95,28 +95,75 @@ def tiny_target(monkeypatch):
     return spec
 
 
-def test_comparison_markdown_renders_marks(tiny_target):
-    text = report.comparison_markdown("table-1", CELLS)
-    lines = text.splitlines()
-    assert lines[0] == "| $\\lambda$ | unreg. PDP-OP | reg. PDP-OP |"
-    assert lines[1] == "|---|---|---|"
-    assert lines[2] == "| 1.00 | 1.02 ✓ | 1.16 ✗ |"        # 2.05/2 = 1.025 -> 1.02 (round half even)
-    assert lines[3] == "| 3.00 | 0.400 ✗ | 0 = 0 |"
+def test_loss_table_markdown_puts_the_published_value_and_its_verdict_under_the_rebuilt_one(tiny_target):
+    unreg = report.loss_table_markdown("table-1", CELLS, "unreg").splitlines()
+    assert unreg[0] == "| $\\lambda$ | PDP-OP |" and unreg[1] == "|---|---|"
+    assert unreg[2] == "| 1.00 | 2.00<br><small>2.05 ✓</small> |"
+    assert unreg[3] == "| 3.00 | 1.00<br><small>4.00 × 10⁻¹ ✗ −25%</small> |"      # 0.5/0.4 - 1 below the band
+    reg = report.loss_table_markdown("table-1", CELLS, "reg").splitlines()
+    assert reg[2] == "| 1.00 | 4.00<br><small>4.62 ✗ +10%</small> |"                  # 4.62/4.2 - 1 above it
+    assert reg[3] == "| 3.00 | 0<br><small>0, both zero</small> |"
 
 
-def test_comparison_markdown_refuses_a_missing_published_cell(tiny_target):
+def test_loss_table_markdown_refuses_a_missing_published_cell_and_a_bad_kind(tiny_target):
     with pytest.raises(LookupError, match=r"param 3\.00, column reg_pdp_op"):
-        report.comparison_markdown("table-1", CELLS.iloc[:3])
+        report.loss_table_markdown("table-1", CELLS.iloc[:3], "reg")
+    with pytest.raises(ValueError, match="kind"):
+        report.loss_table_markdown("table-1", CELLS, "both")
 
 
-def test_rebuilt_markdown_bolds_the_best_private_method_and_shows_zero(monkeypatch):
+def test_loss_table_markdown_bolds_the_best_private_method_and_shows_zero(monkeypatch):
     table = _long([("1.00", c, v, NAN, NAN, NAN) for c, v in (
         ("unreg_pdp_op", 0.25), ("unreg_non_personalized", 3.0),
         ("reg_pdp_op", 1.67e-32), ("reg_non_personalized", 2.0))])
     spec = specs_module.get_target("table-1")
     monkeypatch.setitem(specs_module.TARGETS, "table-1", replace(spec, param_labels=("1.00",)))
-    text = report.rebuilt_markdown("table-1", table)
-    assert text.splitlines()[2] == "| 1.00 | **2.50 × 10⁻¹** | 3.00 | **0** | 2.00 |"
+    # one replicate: no band, so the published value (none here) carries no verdict
+    table["paper"] = [0.25, 3.0, 1e-32, 2.0]
+    assert report.loss_table_markdown("table-1", table, "unreg").splitlines()[2] == (
+        "| 1.00 | **2.50 × 10⁻¹**<br><small>2.50 × 10⁻¹</small> | 3.00<br><small>3.00</small> |")
+    assert report.loss_table_markdown("table-1", table, "reg").splitlines()[2] == (
+        "| 1.00 | **0**<br><small>0, both zero</small> | 2.00<br><small>2.00</small> |")
+
+
+def test_table_block_numbers_labels_and_captions_from_the_registry(tiny_target):
+    block = report.table_block("table-1", CELLS)
+    heads = [line for line in block.splitlines() if line.startswith("```{table}")]
+    assert len(heads) == 2 and "`" not in "".join(h[len("```{table}"):] for h in heads)   # no backtick in a caption
+    assert heads[0].startswith("```{table} Table 1 of the paper, rebuilt: unregularized test loss (mean over runs). "
+                               "PDP-OP vs standard DP, synthetic data")
+    assert "$\\varepsilon_c$ = 0.01" in heads[0] and ":name: tab-t1-unreg" in block and ":name: tab-t1-reg" in block
+    with pytest.raises(ValueError, match="figure-3"):
+        report.table_block("figure-3", CELLS)
+
+
+def test_caption_text_and_figure_block():
+    assert report.caption_text("figure-3").startswith("PDP-OP vs Jorgensen et al., synthetic data, varying $\\varepsilon_c$")
+    assert "$\\lambda$ = 50" in report.caption_text("figure-3") and "eps_" not in report.caption_text("figure-3")
+    block = report.figure_block("figure-12", replicates=7).splitlines()
+    assert block[:3] == ["```{glue:figure} f12_plot", ":name: fig-f12", ":width: 100%"]
+    assert block[4].startswith("Figure 12 of the paper, rebuilt: standard deviation over runs of the test loss")
+    assert "over 7 draws" in block[4] and "crosses" not in block[4]                  # a figure has no published cells
+    assert "crosses the published values" in report.figure_block("table-4", replicates=7)
+
+
+def test_target_figure_is_stacked_legible_and_opaque():
+    table = reproduce("figure-4", runs=20, replicates=2)
+    fig = report.target_figure("figure-4", table)
+    top, bottom = fig.axes
+    assert fig.get_figwidth() == pytest.approx(7.4) and top.get_position().y0 > bottom.get_position().y1   # stacked
+    assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0) and fig.get_facecolor()[3] == 1.0
+    ticks = [t.get_fontsize() for ax in fig.axes for t in ax.get_yticklabels()]
+    legend = [t.get_fontsize() for t in fig.legends[0].get_texts()]
+    assert min(ticks + legend) >= 10.5          # 14.5 px at the column's width: >= 80% of the 16 px body
+    colours = {line.get_color() for line in top.get_lines() if line.get_linestyle() != "None"}
+    assert colours <= set(report.OKABE_ITO)
+
+
+def test_show_code_prints_the_source_without_the_docstring(capsys):
+    report.show_code(report.caption_text)
+    out = capsys.readouterr().out
+    assert out.startswith("def caption_text(target: str) -> str:") and "registry's caption" not in out
 
 
 def test_reference_series_fails_loudly(monkeypatch):

@@ -24,6 +24,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -99,7 +100,10 @@ def main(argv=None) -> int:
         while pending and len(running) < max(1, args.jobs):
             name, extra = pending.pop(0)
             log = open(LOGS / f"{name}.log", "w")
-            running.append((name, log, subprocess.Popen(command, cwd=ROOT, env=_environment(extra),
+            # a fresh cache of rebuilt tables (pdp_lib.experiments.cache) per configuration: every
+            # table is computed under that configuration's kernels, once, and shared by its chapters
+            cache = tempfile.mkdtemp(prefix=f"pdp_cache_{name}_")
+            running.append((name, log, subprocess.Popen(command, cwd=ROOT, env=_environment({**extra, "PDP_LIB_CACHE": cache}),
                                                         stdout=log, stderr=subprocess.STDOUT)))
         for item in list(running):
             name, log, proc = item

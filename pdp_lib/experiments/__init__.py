@@ -6,6 +6,8 @@
 ``engine``     exact moments for PDP-OP / non-personalized, Rao-Blackwellized Monte Carlo
                for Jorgensen et al., for a whole lambda grid at once
 ``reproduce``  plan, evaluate and assemble any set of targets (the command line's backend)
+``cache``      each target computed once per build: reproduce_many with an on-disk cache
+``parts``      PDP-OP's exact loss split into bias and noise parts along a sweep
 ``settings``   the book's seed, runs and band settings, which are the command line's defaults
 
 Derived and measured in the book's chapter *Exact loss moments* (``book/moments.ipynb``).
@@ -14,12 +16,16 @@ Derived and measured in the book's chapter *Exact loss moments* (``book/moments.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 # Public name -> the module that defines it, imported on first use (PEP 562) so that the
 # command line can read ``settings`` without paying for the engine.
 _EXPORTS = {
     **dict.fromkeys(("DATASETS", "DataDraw", "draw_data", "draw_profile", "mask_seed", "seed_sequence",
                      "training_points"), "draws"),
+    "loss_parts": "parts",
+    **dict.fromkeys(("cache_dir", "reproduce_cached"), "cache"),
     **dict.fromkeys(("SweepResult", "batched_ridge", "evaluate_sweep", "jorgensen_masks"), "engine"),
     **dict.fromkeys(("OUTPUT_COLUMNS", "published_values", "reproduce", "reproduce_many", "to_markdown"),
                     "reproduce"),
@@ -28,6 +34,24 @@ _EXPORTS = {
 }
 
 __all__ = list(_EXPORTS)
+
+
+class _Package(types.ModuleType):
+    """This package, whose exported function ``reproduce`` shares its name with a submodule.
+
+    Importing a submodule binds it as an attribute of its package, so the first import of
+    ``pdp_lib.experiments.reproduce`` (by any module) would shadow the function ``reproduce``
+    exported here; the binding is skipped for exported names (the submodule stays importable
+    through ``sys.modules``, as ``from pdp_lib.experiments.reproduce import ...``).
+    """
+
+    def __setattr__(self, name, value):
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):
