@@ -3,7 +3,7 @@
 The book's table chapters follow every rebuilt table and figure with a paragraph that says what
 it shows, why it has that shape and where the paper's numbers sit in their bands.  Every number
 in those paragraphs comes from :func:`target_facts`, which :func:`pdp_lib.report.show_table` and
-:func:`pdp_lib.report.show_figure` glue under the target's prefix (``t4_jmax_max`` for Table 4,
+:func:`pdp_lib.report.show_figure` glue under the target's prefix (:func:`pdp_lib.report.prefix`: ``t4_jmax_max`` for Table 4,
 ``f3_noise_first`` for Figure 3), formatted to what the mathematics fixes (three significant
 digits), so that a stored page does not depend on the machine that wrote it.
 
@@ -24,17 +24,13 @@ import pandas as pd
 from .experiments.parts import loss_parts
 from .experiments.specs import get_target
 from .formatting import sci
+from .report import band_verdicts
 
-__all__ = ["SHORT_NAMES", "prefix", "ratio_text", "percent_text", "target_facts"]
+__all__ = ["SHORT_NAMES", "ratio_text", "percent_text", "target_facts"]
 
 SHORT_NAMES = {"non_personalized": "np", "jorgensen_max": "jmax", "jorgensen_mean": "jmean"}
 """The other private methods, as the glue keys name them (``t1_np_max``, ``t4_jmax_min``, ...)."""
 
-
-def prefix(target: str) -> str:
-    """The glue prefix of a target: ``"table-4"`` -> ``"t4"``, ``"figure-3"`` -> ``"f3"``."""
-    kind, _, number = target.partition("-")
-    return f"{kind[0]}{number}"
 
 
 def ratio_text(x: float) -> str:
@@ -95,8 +91,6 @@ def target_facts(target: str, table: pd.DataFrame) -> dict:
     LookupError
         If ``table`` lacks a column of the target.
     """
-    from .report import band_verdicts
-
     spec = get_target(target)
     values = table.pivot(index="param", columns="column", values="value")
     missing = [c for c in spec.columns if c not in values]

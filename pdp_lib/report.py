@@ -25,7 +25,6 @@ from cycler import cycler
 from .experiments.settings import SHARP_WIDTH
 from .experiments.specs import get_target
 from .formatting import MACHINE_ZERO, is_machine_zero, sci_loss
-from .readings import prefix, target_facts
 
 __all__ = [
     "METHOD_TITLES",
@@ -37,6 +36,7 @@ __all__ = [
     "plot_target",
     "OKABE_ITO",
     "FIGURE_STYLE",
+    "prefix",
     "caption_text",
     "loss_table_markdown",
     "table_block",
@@ -309,6 +309,12 @@ _CAPTION_MATH = [(re.compile(r"\beps_([cml])\b"), r"$\\varepsilon_\1$"), (re.com
                  (re.compile(r"\blambda\b"), r"$\\lambda$")]
 
 
+def prefix(target: str) -> str:
+    """The glue prefix of a target: ``"table-4"`` -> ``"t4"``, ``"figure-3"`` -> ``"f3"``."""
+    kind, _, number = target.partition("-")
+    return f"{kind[0]}{number}"
+
+
 def caption_text(target: str) -> str:
     """The registry's caption of ``target`` with its symbols as math (``eps_c`` -> ``$\\varepsilon_c$``)."""
     text = get_target(target).caption.rstrip(".")
@@ -397,17 +403,13 @@ def _statistic_text(target: str) -> str:
             else "mean over runs")
 
 
-def table_block(target: str, table: pd.DataFrame) -> str:
-    """The target as two numbered MyST tables, unregularized then regularized loss.
-
-    Their labels are ``tab-<prefix>-unreg`` and ``tab-<prefix>-reg`` (``tab-t4-unreg``), their
-    captions the registry's (:func:`caption_text`) after "Table N of the paper, rebuilt".
-    """
+def _loss_tables(target: str, table: pd.DataFrame) -> list:
+    """``(label, caption, markdown)`` of the target's two tables, unregularized then regularized."""
     spec = get_target(target)
     if spec.kind != "table":
         raise ValueError(f"target = {target!r} is not a table of the paper; show it with show_figure")
     zero = any(is_machine_zero(v) for v in table["value"])
-    blocks = []
+    parts = []
     for kind in ("unreg", "reg"):
         caption = (f"{_title(target)}: {_LOSS_TITLES[kind]} ({_statistic_text(target)}). {caption_text(target)}. "
                    "Each cell: the rebuilt value (bold, the lowest private value of the row), and below it the "
@@ -415,12 +417,21 @@ def table_block(target: str, table: pd.DataFrame) -> str:
                    "to the band's nearer edge.")
         if zero and kind == "unreg":
             caption += " 0: zero up to rounding (an exact fit)."
-        blocks.append(f"```{{table}} {caption}\n:name: tab-{prefix(target)}-{kind}\n:align: center\n\n"
-                      f"{loss_table_markdown(target, table, kind)}\n```")
-    return "\n\n".join(blocks)
+        parts.append((f"tab-{prefix(target)}-{kind}", caption, loss_table_markdown(target, table, kind)))
+    return parts
 
 
-def target_figure(target: str, table: pd.DataFrame, *, replicates: int | None = None):
+def table_block(target: str, table: pd.DataFrame) -> str:
+    """The target as two numbered MyST tables, unregularized then regularized loss.
+
+    Their labels are ``tab-<prefix>-unreg`` and ``tab-<prefix>-reg`` (``tab-t4-unreg``), their
+    captions the registry's (:func:`caption_text`) after "Table N of the paper, rebuilt".
+    """
+    return "\n\n".join(f"```{{table}} {caption}\n:name: {label}\n:align: center\n\n{body}\n```"
+                        for label, caption, body in _loss_tables(target, table))
+
+
+def target_figure(target: str, table: pd.DataFrame):
     """The target drawn at the text column's width: two stacked panels and one legend above them.
 
     Parameters
@@ -429,8 +440,6 @@ def target_figure(target: str, table: pd.DataFrame, *, replicates: int | None = 
         A name of :data:`pdp_lib.experiments.TARGET_NAMES`.
     table : pandas.DataFrame
         Its long table from :func:`pdp_lib.experiments.reproduce_many`.
-    replicates : int, optional
-        Unused by the drawing; accepted so that callers can pass the settings they captioned.
 
     Returns
     -------
@@ -507,14 +516,13 @@ def show_table(target: str, results: dict) -> dict:
     from IPython.display import Markdown, display
     from myst_nb import glue
 
+    from .readings import target_facts
+
     table = results[target]
-    block = table_block(target, table)
-    glue(f"{prefix(target)}_table", Markdown(block), display=False)
+    glue(f"{prefix(target)}_table", Markdown(table_block(target, table)), display=False)
     facts = target_facts(target, table)
     _glue_facts(target, facts)
-    plain = block.replace("```{table} ", "**").replace("\n:align: center\n", "\n").replace("\n```", "")
-    plain = re.sub(r"\*\*(.*?)\n:name: [^\n]*\n", r"**\1**\n", plain)
-    display(Markdown(plain))
+    display(Markdown("\n\n".join(f"**{caption}**\n\n{body}" for _, caption, body in _loss_tables(target, table))))
     return facts
 
 
@@ -547,6 +555,8 @@ def show_figure(target: str, results: dict, *, replicates: int) -> dict:
     fig = target_figure(target, table)
     glue(f"{prefix(target)}_plot", fig, display=False)
     glue(f"{prefix(target)}_figure", Markdown(figure_block(target, replicates=replicates)), display=False)
+    from .readings import target_facts
+
     facts = target_facts(target, table) if get_target(target).kind == "figure" else {}
     _glue_facts(target, facts)
     display(fig)

@@ -4,14 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdp_lib import readings
+from pdp_lib import readings, report
 from pdp_lib.experiments import loss_parts, reproduce
 from pdp_lib.mechanism import calibrate, pdp_op
 from pdp_lib.experiments import draw_data, draw_profile, get_target, settings, training_points
 
 
 def test_formats_by_hand():
-    assert readings.prefix("table-14") == "t14" and readings.prefix("figure-3") == "f3"
+    assert report.prefix("table-14") == "t14" and report.prefix("figure-3") == "f3"
     assert readings.ratio_text(1.0) == "1.00" and readings.ratio_text(241.26) == "241"
     assert readings.ratio_text(1.2e5) == "1.20 × 10⁵" and readings.ratio_text(4.78e-7) == "4.78 × 10⁻⁷"
     assert readings.percent_text(0.0512) == "5.1%" and readings.percent_text(0.283) == "28%"
