@@ -54,10 +54,13 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/execute_notebooks.py $(NOTEBOOKS)
 
 # The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
-# (Debian's chromium package) into _build/screenshots.
+# (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
+# column at 1280 px; screenshots of one rebuilt table and two rebuilt figures.
 check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --screenshots _build/screenshots \
-		--pages book/intro.html book/privacy.html book/jorgensen.html book/personalization.html
+		--pages book/intro.html book/privacy.html book/standard_dp.html book/jorgensen.html \
+		book/variability.html book/errata.html book/personalization.html \
+		--anchors book/jorgensen.html#tab-t3-unreg book/jorgensen.html#fig-f3 book/variability.html#fig-f12
 
 # Check the published values (pdp_lib/data/published.csv) cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)

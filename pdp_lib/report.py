@@ -83,8 +83,8 @@ _LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "
                "non_private": "-"}
 FIGURE_STYLE = {
     "axes.prop_cycle": cycler(color=OKABE_ITO),
-    # a 7.4-inch figure shown at the text column's width (about 740 px): 1 pt is about 1.4 px, so
-    # 10.5 pt tick labels and legends are about 14.5 px, more than 80% of the 16 px body text
+    # a 7.4-inch figure shown at the text column's width (688 px at a 1280 px window): 1 pt is about
+    # 1.29 px, so 10.5 pt tick labels and legends are about 13.6 px, more than 80% of the 16 px body text
     "font.size": 11.0, "axes.labelsize": 11.5, "axes.titlesize": 11.5, "xtick.labelsize": 10.5,
     "ytick.labelsize": 10.5, "legend.fontsize": 10.5,
     # opaque white, so that the figure reads the same in the site's dark mode
@@ -339,9 +339,12 @@ def _published_cell(row) -> str:
         return text
     if row.inside:
         return f"{text} ✓"
-    sign = "+" if row.paper > row.high else "−"
-    p = 100 * float(row.outside)
-    return f"{text} ✗ {sign}{p:.2g}%" if p < 10 else f"{text} ✗ {sign}{p:.0f}%"
+    # the published value relative to the band's nearer edge: paper / edge - 1, so that a value
+    # below the band reads between -100% and 0 (band_verdicts' "outside" is symmetric: low / paper - 1)
+    edge = row.high if row.paper > row.high else row.low
+    p = 100 * (float(row.paper) / float(edge) - 1)
+    shown = f"{p:+.2g}%" if abs(p) < 10 else f"{p:+.0f}%"
+    return f"{text} ✗ {shown.replace('-', '−')}"
 
 
 def loss_table_markdown(target: str, table: pd.DataFrame, kind: str) -> str:
@@ -362,7 +365,7 @@ def loss_table_markdown(target: str, table: pd.DataFrame, kind: str) -> str:
         One row per swept value and one column per method of that loss.  A cell holds the
         rebuilt value (bold for the lowest private value of the row, as in the paper) and, for
         a published table, below it the published value: ``✓`` inside the rebuilt 95% band,
-        ``✗ +5.1%`` above it (or ``−`` below) by that much relative to the band's nearer edge,
+        ``✗ +5.1%`` above it or ``✗ −20%`` below it: published / nearer edge - 1,
         and ``0, both zero`` where both are zero up to rounding.
 
     Raises

@@ -99,9 +99,9 @@ def test_loss_table_markdown_puts_the_published_value_and_its_verdict_under_the_
     unreg = report.loss_table_markdown("table-1", CELLS, "unreg").splitlines()
     assert unreg[0] == "| $\\lambda$ | PDP-OP |" and unreg[1] == "|---|---|"
     assert unreg[2] == "| 1.00 | 2.00<br><small>2.05 ✓</small> |"
-    assert unreg[3] == "| 3.00 | 1.00<br><small>4.00 × 10⁻¹ ✗ −25%</small> |"      # 0.5/0.4 - 1 below the band
+    assert unreg[3] == "| 3.00 | 1.00<br><small>4.00 × 10⁻¹ ✗ −20%</small> |"      # 0.4/0.5 - 1: below the band
     reg = report.loss_table_markdown("table-1", CELLS, "reg").splitlines()
-    assert reg[2] == "| 1.00 | 4.00<br><small>4.62 ✗ +10%</small> |"                  # 4.62/4.2 - 1 above it
+    assert reg[2] == "| 1.00 | 4.00<br><small>4.62 ✗ +10%</small> |"                  # 4.62/4.2 - 1: above it
     assert reg[3] == "| 3.00 | 0<br><small>0, both zero</small> |"
 
 

@@ -11,7 +11,9 @@ Usage (after ``make book``)::
    search index exists and, with ``--search WORD``, the search page finds pages.
 4. With ``--screenshots``: headless Chromium (Debian's ``chromium`` package) renders
    chosen pages at desktop (1280 px) and phone (390 px) widths into PNG files to look
-   at; pages are opened from ``file://`` so nothing leaves the machine.
+   at, checks that every table of those pages fits the text column at 1280 px (no
+   horizontal scroll), and with ``--anchors PAGE#ID ...`` screenshots those places (a
+   table, a figure); pages are opened from ``file://`` so nothing leaves the machine.
 
 Exits with status 1 and a list of problems when a check fails.
 """
@@ -19,6 +21,8 @@ Exits with status 1 and a list of problems when a check fails.
 from __future__ import annotations
 
 import argparse
+import html as html_lib
+import json
 import re
 import shutil
 import subprocess
@@ -130,6 +134,76 @@ def screenshot(page: Path, out: Path, width: int, height: int) -> None:
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
 
+# Injected into a temporary copy of a page: measures, after layout, every table of the article
+# against the text column, and brings an anchor to the top for a screenshot (headless Chromium
+# paints nothing when it scrolls); reports through the title.
+_LAYOUT_SCRIPT = """<script>
+window.addEventListener("load", function () {
+  var column = document.querySelector("article.bd-article") || document.body;
+  var wide = [];
+  document.querySelectorAll("article table").forEach(function (t) {
+    var box = t.closest(".pst-scrollable-table-container") || t.parentElement;
+    var room = Math.min(box.clientWidth, column.clientWidth);
+    if (t.scrollWidth > room + 1) wide.push((t.id || "(no id)") + ": " + t.scrollWidth + " px in " + room + " px");
+  });
+  var tables = document.querySelectorAll("article table").length;
+  var anchor = "__ANCHOR__";
+  if (anchor) {  // bring the anchor to the top of the page: hide everything of the article before it
+    var el = document.getElementById(anchor);
+    for (var n = el; n && n !== column; n = n.parentElement) {
+      for (var s = n.previousElementSibling; s; s = s.previousElementSibling) s.style.display = "none";
+    }
+  }
+  document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide});
+});
+</script>"""
+
+
+def _with_script(page: Path, anchor: str = ""):
+    """A temporary copy of ``page`` beside it (so that its assets resolve) with the layout script."""
+    html = page.read_text(encoding="utf-8")
+    copy = page.with_name(f".layout-{page.name}")
+    copy.write_text(html.replace("</body>", _LAYOUT_SCRIPT.replace("__ANCHOR__", anchor) + "</body>"),
+                    encoding="utf-8")
+    return copy
+
+
+def _chromium_args(profile: str, width: int, height: int) -> list:
+    exe = chromium()
+    if exe is None:
+        raise SystemExit("headless layout checks need Debian's chromium package (apt-get install chromium)")
+    return [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
+            f"--window-size={width},{height}", "--virtual-time-budget=15000"]
+
+
+def wide_tables(page: Path, width: int = 1280) -> tuple[int, list[str]]:
+    """The tables of ``page`` wider than the text column at ``width`` px: ``(tables, problems)``."""
+    copy = _with_script(page)
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            dom = subprocess.run(_chromium_args(profile, width, 1200) + ["--dump-dom", copy.resolve().as_uri()],
+                                 check=True, capture_output=True, text=True, timeout=120).stdout
+    finally:
+        copy.unlink()
+    found = re.search(r"<title>LAYOUT (.*?)</title>", dom, flags=re.S)
+    if not found:
+        return 0, [f"{page.name}: the layout script did not run"]
+    report = json.loads(html_lib.unescape(found.group(1)))
+    return report["tables"], [f"{page.name} at {width} px: table {w}" for w in report["wide"]]
+
+
+def anchor_screenshot(page: Path, anchor: str, out: Path, width: int, height: int) -> None:
+    """A screenshot of ``page`` from the element with id ``anchor`` on (what precedes it hidden)."""
+    copy = _with_script(page, anchor)
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            subprocess.run(_chromium_args(profile, width, height) + [f"--screenshot={out}", copy.resolve().as_uri()],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    finally:
+        copy.unlink()
+
+
 def search_works(root: Path, query: str) -> str | None:
     """Run the site's own search in headless Chromium; return a problem or None."""
     exe = chromium()
@@ -156,6 +230,8 @@ def main(argv=None) -> int:
                     help="pages (relative to --html) to screenshot")
     ap.add_argument("--height", type=int, default=2400, help="screenshot height in pixels")
     ap.add_argument("--search", default=None, help="also run the site's search for this word (Chromium)")
+    ap.add_argument("--anchors", nargs="*", default=[],
+                    help="PAGE#ID: also screenshot these places (1280 and 390 px), e.g. a table or a figure")
     args = ap.parse_args(argv)
     root: Path = args.html
     if not (root / "index.html").exists():
@@ -177,6 +253,17 @@ def main(argv=None) -> int:
             for label, width in (("desktop", 1280), ("phone", 390)):
                 out = args.screenshots / f"{stem}-{label}.png"
                 screenshot(page, out, width, args.height)
+                print(f"wrote {out}")
+            # at 1280 px every table must fit the text column, with no horizontal scroll
+            tables, wide = wide_tables(page)
+            problems += wide
+            print(f"{rel}: {tables} tables, {tables - len(wide)} inside the text column at 1280 px")
+        for spec in args.anchors:
+            rel, _, anchor = spec.partition("#")
+            stem = rel.replace("/", "_").removesuffix(".html") + "-" + anchor
+            for label, width, height in (("desktop", 1280, 1400), ("phone", 390, 1600)):
+                out = args.screenshots / f"{stem}-{label}.png"
+                anchor_screenshot(root / rel, anchor, out, width, height)
                 print(f"wrote {out}")
     n_pages = len([p for p in root.rglob('*.html') if '_static' not in p.parts])
     if problems:
