@@ -35,6 +35,8 @@ __all__ = [
     "reference_series",
     "plot_target",
     "OKABE_ITO",
+    "METHOD_COLORS",
+    "METHOD_LINESTYLES",
     "FIGURE_STYLE",
     "prefix",
     "caption_text",
@@ -76,11 +78,14 @@ _SWEEP_AXIS = {
 # the Okabe-Ito palette (safe for the common colour-vision deficiencies); line styles tell the
 # methods apart without colour too
 OKABE_ITO = ("#0072B2", "#D55E00", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
-_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
-           "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
-           "threshold_public": "#CC79A7", "threshold_oracle": "#F0E442", "jorgensen_oracle": "#7F7F7F"}
-_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
-               "non_private": "-"}
+METHOD_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
+                 "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
+                 "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00"}
+"""Each method's colour in every figure (an oracle shares its rule's colour and is drawn dashed)."""
+METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
+                     "non_private": "-", "pdp_op_sharp": "-", "threshold_public": "-", "threshold_oracle": "--",
+                     "jorgensen_oracle": "--"}
+"""Each method's line style: the methods stay apart without colour too."""
 FIGURE_STYLE = {
     "axes.prop_cycle": cycler(color=OKABE_ITO),
     # a 7.4-inch figure shown at the text column's width (688 px at a 1280 px window): 1 pt is about
@@ -272,13 +277,13 @@ def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFra
             t = table[table["column"] == c].copy()
             t["x"] = t["param"].map(x_of)
             t = t.sort_values("x")
-            color = _COLORS[method]
+            color = METHOD_COLORS[method]
             if (t["value"] < MACHINE_ZERO).all():
                 # an exact fit (least squares on n <= d points): zero up to rounding; a log axis
                 # cannot show it, so it is named in the legend instead
                 ax.plot([], [], " ", label=f"{METHOD_TITLES[method]}: 0 (exact fit)")
                 continue
-            ax.plot(t["x"], t["value"], _LINESTYLES.get(method, "-"), color=color, lw=1.8,
+            ax.plot(t["x"], t["value"], METHOD_LINESTYLES[method], color=color, lw=1.8,
                     label=METHOD_TITLES[method])
             if np.isfinite(t["low"].astype(float)).all():
                 ax.fill_between(t["x"], t["low"], t["high"], color=color, alpha=0.18, lw=0)
