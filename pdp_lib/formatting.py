@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["sci", "sig", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
+__all__ = ["sci", "sig", "ratio", "percent", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
 
 MACHINE_ZERO = 1e-20
 """A test loss below this is an exact zero up to floating-point rounding.
@@ -25,6 +25,21 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def sig(x, digits: int = 3) -> str:
     """``x`` rounded to ``digits`` significant digits, in plain decimal or e-notation."""
     return f"{float(x):.{digits}g}"
+
+
+def ratio(x, digits: int = 3) -> str:
+    """A factor or ratio to ``digits`` significant digits, trailing zeros kept: ``1.00``, ``3.60``, ``0.264``."""
+    return f"{float(x):#.{digits}g}"
+
+
+def percent(x, digits: int = 2) -> str:
+    """The fraction ``x`` as a signed percentage to ``digits`` significant digits: ``+1.5%``, ``−0.015%``.
+
+    For a relative difference such as ``a / b - 1``, whose sign is the point; the minus sign is
+    the typographic one (U+2212), as in the book's tables.
+    """
+    text = f"{100 * float(x):+.{digits}g}%"
+    return text.replace("-", "\u2212")
 
 
 def sci(x, digits: int = 3) -> str:

@@ -61,7 +61,7 @@ METHOD_TITLES = {
     "threshold_oracle": "oracle threshold (not private)",
     "jorgensen_oracle": "Jorgensen, oracle t (not private)",
 }
-_SWEEP_TITLES = {
+SWEEP_TITLES = {
     "lam": "$\\lambda$",
     "eps_c": "$\\varepsilon_c$",
     "eps_m": "$\\varepsilon_m$",
@@ -388,7 +388,7 @@ def loss_table_markdown(target: str, table: pd.DataFrame, kind: str) -> str:
     published = {}
     if spec.kind == "table":
         published = {(r.param, r.column): _published_cell(r) for r in band_verdicts(table).itertuples(index=False)}
-    header = [_SWEEP_TITLES[spec.sweep]] + [METHOD_TITLES[c.partition("_")[2]] for c in columns]
+    header = [SWEEP_TITLES[spec.sweep]] + [METHOD_TITLES[c.partition("_")[2]] for c in columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for label in spec.param_labels:
         row = values.loc[label]

@@ -1,4 +1,4 @@
-r"""Uniform DP at a threshold: the strongest uniform baseline that spends only what is public.
+r"""Uniform DP at a threshold: the least-noise uniform baseline that spends only what is public.
 
 For a threshold :math:`\tau > 0` keep the :math:`k(\tau) = \#\{i : \varepsilon_i \ge \tau\}`
 points whose privacy level is at least :math:`\tau`, fit ridge with uniform weights
@@ -148,6 +148,9 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.nd
         ``lambda > 0``.
     threshold : float, optional
         :math:`\tau`, in ``(0, max(epsilons)]``; ``None`` uses :func:`best_public_threshold`.
+        It must not depend on the data (features, labels or a test set): the guarantee
+        rests on the kept set being a function of the public profile alone.  In particular the
+        output of :func:`oracle_threshold`, which reads the data, must never be passed here.
     B : None, "sharp" or float, optional
         The norm bound, as in :func:`pdp_lib.calibrate`.
     rng : None, int or numpy.random.Generator
@@ -176,6 +179,9 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.nd
 
 def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):
     r"""The threshold minimizing the exact expected test loss -- **not private**.
+
+    Its output depends on the data and the test set: passing it to :func:`threshold_dp`
+    voids that function's guarantee.
 
     Tries every distinct privacy level and returns the one whose exact expected loss over
     the noise (:func:`pdp_lib.moments.loss_moments`) on ``(X_test, y_test)`` is smallest.

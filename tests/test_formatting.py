@@ -42,3 +42,9 @@ def test_sci_non_finite():
                                          (9.999, "10"), (1234567.0, "1.23e+06")])
 def test_sig(x, expected):
     assert sig(x) == expected
+
+
+def test_ratio_keeps_trailing_zeros_and_percent_shows_the_sign():
+    from pdp_lib.formatting import percent, ratio
+    assert [ratio(1), ratio(3.6), ratio(0.26413), ratio(1234.5)] == ["1.00", "3.60", "0.264", "1.23e+03"]
+    assert percent(-0.00015) == "\u22120.015%" and percent(0.015) == "+1.5%" and percent(0.0) == "+0%"

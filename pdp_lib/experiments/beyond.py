@@ -1,4 +1,4 @@
-r"""The columns beyond the paper: the sharp calibration and the strongest uniform baselines.
+r"""The columns beyond the paper: the sharp calibration and the least-noise uniform baseline and the oracles.
 
 For one dataset draw, one privacy profile and a grid of ``lambda`` values, these functions
 return the mean and the standard deviation over the privacy noise of the unregularized and
