@@ -55,27 +55,20 @@ or *unexplained*.  Shown in the book's chapter *How much does a number move? Err
 from __future__ import annotations
 
 import functools
-import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .baselines import jorgensen_keep_probabilities, jorgensen_threshold
-from .bounds import noise_scale
-from .mechanism import calibrate, weighted_ridge
-from .moments import QuadraticLoss
 from .profiles import ProfileSpec, group_sizes
+from .formatting import printed_half_unit
+from .mixtures import LossMixture, LossPolynomial
 from .validation import check_count, check_positive
 
 __all__ = [
     "STATISTICS",
-    "printed_half_unit",
     "bonferroni_z",
-    "LossMixture",
-    "loss_mixture",
-    "LossPolynomial",
     "implied_u",
     "implied_interval",
     "common_interval",
@@ -83,7 +76,6 @@ __all__ = [
     "sum_eps_moments",
     "statistic_cdf",
     "statistic_support",
-    "method_mixtures",
     "CAUSES",
     "paper_draws",
     "examine_draws",
@@ -99,34 +91,6 @@ STATISTICS = {
 """The latent profile statistic each private method's noise parameter is proportional to."""
 
 
-# --------------------------------------------------------------------------- printed digits
-def printed_half_unit(value, digits: int = 3) -> float:
-    """Half a unit in the last printed digit of ``value`` shown with ``digits`` significant digits.
-
-    A number printed as ``1.23 × 10⁻²`` stands for any value in ``[1.225, 1.235] × 10⁻²``: the
-    half unit is ``0.5 × 10^(e - digits + 1)`` for the decimal exponent ``e`` of the printed
-    mantissa (read from the printed text itself, so ``9.996`` rounds to ``1.00 × 10¹`` and gets
-    the half unit of ``10.0``).
-
-    Parameters
-    ----------
-    value : float
-        The printed value, finite and ``!= 0``.
-    digits : int, default 3
-        Significant digits printed (the paper's three).
-
-    Returns
-    -------
-    float
-    """
-    value = float(value)
-    digits = check_count(digits, "digits")
-    if not np.isfinite(value) or value == 0:
-        raise ValueError(f"value = {value!r} is outside the allowed range: finite and != 0")
-    exponent = int(f"{value:.{digits - 1}e}".split("e")[1])
-    return 0.5 * 10.0 ** (exponent - digits + 1)
-
-
 def bonferroni_z(cells: int, level: float = 0.95) -> float:
     """Normal quantile for ``cells`` simultaneous two-sided intervals at family level ``level``.
 
@@ -139,203 +103,6 @@ def bonferroni_z(cells: int, level: float = 0.95) -> float:
     if not 0 < level < 1:
         raise ValueError(f"level = {level!r} is outside the allowed range (0, 1)")
     return float(stats.norm.ppf(1 - (1 - level) / (2 * cells)))
-
-
-# --------------------------------------------------------------------------- the loss over runs
-def _rising(d: int, k: int) -> float:
-    """``d (d+1) ... (d+k-1)``: ``E R^k`` for ``R ~ Gamma(d, rate 1)`` (Remark 3.1), and ``1`` for ``k = 0``."""
-    return float(np.prod(np.arange(d, d + k, dtype=float))) if k else 1.0
-
-
-def _chi_even(d: int, k: int) -> float:
-    """``E ||G||^(2k) = d (d+2) ... (d+2k-2)`` for a standard Gaussian ``G`` in ``R^d``."""
-    return float(np.prod(d + 2.0 * np.arange(k))) if k else 1.0
-
-
-@dataclass(frozen=True)
-class LossMixture:
-    r"""A test loss over the runs of output perturbation, exactly, with the noise scaled by ``u``.
-
-    Each run draws one of ``R`` equally likely centres :math:`\bar\theta_m` (one for PDP-OP and
-    the non-personalized baseline; one per sampling mask for Jorgensen et al.) and releases
-    :math:`\bar\theta_m + Z`, :math:`Z = \rho\,U` with :math:`\rho \sim \mathrm{Gamma}(d,
-    \text{rate } \eta_m/\sqrt u)` and ``U`` uniform on the sphere (Remark 3.1).  ``u = 1`` is
-    the draw the centres and noise parameters come from; scaling every :math:`\eta_m` by
-    ``a`` is ``u = 1/a²``.  With :math:`L(\bar\theta + Z) = L_m + 2\rho\,\ell + \rho^2 q`,
-    :math:`\ell = g_m^\top U`, :math:`q = U^\top A U`:
-
-    * the mean and variance are polynomials in ``u`` (:meth:`polynomial`), the exact moments of
-      theorem *thm-exact-loss-moments* (``book/moments.ipynb``) combined over the centres by
-      the law of total variance;
-    * the third and fourth central moments (:meth:`central_moments`) follow from the joint
-      moments of :math:`(\ell, q)`, computed through a standard Gaussian
-      :math:`G = \|G\|\,U`: the cumulants of :math:`G^\top A G` are
-      :math:`2^{j-1}(j-1)!\operatorname{tr}A^j` and
-      :math:`\mathbb E[(g^\top G)^2 e^{tG^\top AG}] = \mathbb E[e^{tG^\top AG}]\;
-      g^\top(I - 2tA)^{-1}g`, so :math:`\mathbb E[(g^\top G)^2 (G^\top AG)^j] = \sum_i
-      \binom{j}{i}\mathbb E[(G^\top AG)^i]\,(j-i)!\,2^{j-i} g^\top A^{j-i} g` and
-      :math:`\mathbb E(g^\top G)^4 = 3\|g\|^4`; dividing by :math:`\mathbb E\|G\|^{2k}` gives
-      the sphere's moments.  They fix the Monte Carlo error of a standard deviation over runs
-      (:meth:`std_error`), which the loss's heavy tail makes far larger than the normal
-      theory's :math:`s/\sqrt{2R}`.
-
-    Build it with :func:`loss_mixture`.
-    """
-
-    d: int
-    value: np.ndarray      # L(theta_bar_m), shape (R,)
-    inv_eta: np.ndarray    # 1 / eta_m (0: released without noise), shape (R,)
-    g0: np.ndarray         # g_m^T g_m
-    g1: np.ndarray         # g_m^T A g_m
-    g2: np.ndarray         # g_m^T A^2 g_m
-    traces: tuple          # tr A, tr A^2, tr A^3, tr A^4
-
-    def _parts(self, u: float):
-        """Per centre: mean, and the 2nd, 3rd, 4th central moments over the noise."""
-        u = float(u)
-        if not (np.isfinite(u) and u >= 0):
-            raise ValueError(f"u = {u!r} is outside the allowed range [0, inf)")
-        d = self.d
-        s = np.sqrt(u) * self.inv_eta                      # scale of rho: E rho^k = rising(d, k) s^k
-        t1, t2, t3, t4 = self.traces
-        k1, k2, k3, k4 = t1, 2 * t2, 8 * t3, 48 * t4       # cumulants of G^T A G
-        m = [1.0, k1, k2 + k1**2, k3 + 3 * k2 * k1 + k1**3,
-             k4 + 4 * k3 * k1 + 3 * k2**2 + 6 * k2 * k1**2 + k1**4]
-        eq = [m[j] / _chi_even(d, j) for j in range(5)]    # E q^j on the sphere
-        h = [self.g0, 2 * self.g1, 8 * self.g2]            # (j)! 2^j g^T A^j g
-        el2q = [sum(math.comb(j, i) * m[i] * h[j - i] for i in range(j + 1)) / _chi_even(d, j + 1)
-                for j in range(3)]                         # E[l^2 q^j]
-        el4 = 3 * self.g0**2 / _chi_even(d, 2)
-        r = [_rising(d, k) * s**k for k in range(9)]       # E rho^k
-        c = r[2] * eq[1]                                   # E[rho^2 q]: the noise's mean
-        var = 4 * r[2] * el2q[0] + (r[4] * eq[2] - c**2)
-        third = (r[6] * eq[3] - 3 * c * r[4] * eq[2] + 2 * c**3
-                 + 3 * 4 * (r[4] * el2q[1] - c * r[2] * el2q[0]))
-        fourth = ((r[8] * eq[4] - 4 * c * r[6] * eq[3] + 6 * c**2 * r[4] * eq[2] - 3 * c**4)
-                  + 6 * 4 * (r[6] * el2q[2] - 2 * c * r[4] * el2q[1] + c**2 * r[2] * el2q[0])
-                  + 16 * r[4] * el4)
-        return self.value + c, var, third, fourth
-
-    def central_moments(self, u: float = 1.0) -> tuple:
-        """Mean and 2nd, 3rd, 4th central moments of the loss over runs (centres and noise)."""
-        mu_m, v, t, f = self._parts(u)
-        mu = float(mu_m.mean())
-        dlt = mu_m - mu
-        m2 = float(np.mean(v + dlt**2))
-        m3 = float(np.mean(t + 3 * dlt * v + dlt**3))
-        m4 = float(np.mean(f + 4 * dlt * t + 6 * dlt**2 * v + dlt**4))
-        return mu, m2, m3, m4
-
-    def polynomial(self) -> "LossPolynomial":
-        """The mean and the variance over runs as polynomials in ``u`` (:class:`LossPolynomial`)."""
-        d = self.d
-        s2 = self.inv_eta**2
-        n = (d + 1) * self.traces[0] * s2
-        a = 4.0 * (d + 1) * s2 * self.g0
-        b = 2.0 * (d + 1) * s2 * s2 * (self.traces[0] ** 2 + (d + 3) * self.traces[1])
-        value = self.value
-        cov = float(np.mean((value - value.mean()) * (n - n.mean())))
-        return LossPolynomial(m0=float(value.mean()), m1=float(n.mean()), v0=float(value.var()),
-                              v1=2.0 * cov + float(a.mean()), v2=float(n.var()) + float(b.mean()))
-
-    def std_error(self, u: float, statistic: str, runs: int) -> float:
-        r"""Monte Carlo standard error of the paper's ``runs``-run estimate of ``statistic`` at ``u``.
-
-        A mean: :math:`\sigma/\sqrt R`.  A standard deviation ``s``: by the delta method on the
-        sample variance, :math:`\sqrt{\mu_4 - \sigma^4}/(2\sigma\sqrt R)` with the exact
-        fourth central moment :math:`\mu_4` (:meth:`central_moments`).
-        """
-        runs = check_count(runs, "runs")
-        _, m2, _, m4 = self.central_moments(u)
-        if statistic == "mean":
-            return float(np.sqrt(m2 / runs))
-        if statistic == "std":
-            return float(np.sqrt(max(m4 - m2 * m2, 0.0) / runs) / (2 * np.sqrt(m2))) if m2 > 0 else 0.0
-        raise ValueError(f"statistic = {statistic!r} is not allowed; use 'mean' or 'std'")
-
-    def kurtosis(self, u: float = 1.0) -> float:
-        """``μ4 / σ⁴`` of the loss over runs (3 for a normal variable)."""
-        _, m2, _, m4 = self.central_moments(u)
-        return float(m4 / (m2 * m2))
-
-
-def loss_mixture(loss: QuadraticLoss, theta_bars, etas, *, _parts=None) -> LossMixture:
-    """The :class:`LossMixture` of ``loss`` over the centres ``theta_bars`` with noise ``etas``.
-
-    Parameters
-    ----------
-    loss : pdp_lib.moments.QuadraticLoss
-        The test loss (unregularized or regularized).
-    theta_bars : array-like of shape (d,) or (R, d)
-        One centre (output perturbation) or one per equally likely sampling mask.
-    etas : float or array-like of shape (R,)
-        Noise parameters, ``> 0``; ``inf`` for a mask released without noise.
-
-    Returns
-    -------
-    LossMixture
-    """
-    th = np.atleast_2d(np.asarray(theta_bars, dtype=float))
-    eta = np.atleast_1d(np.asarray(etas, dtype=float))
-    if eta.shape[0] != th.shape[0]:
-        raise ValueError(f"etas has {eta.shape[0]} entries but theta_bars has {th.shape[0]} rows")
-    if np.isnan(eta).any() or (eta <= 0).any():
-        i = int(np.flatnonzero(np.isnan(eta) | (eta <= 0))[0])
-        raise ValueError(f"etas[{i}] = {eta[i]!r} is outside the allowed range (0, inf]")
-    A = loss.matrix
-    A2 = A @ A
-    if _parts is None:  # L(theta) and g = A theta - X^T y / N, from shared residuals
-        value, grad = loss._value_and_gradient(loss._theta(th))
-    else:
-        value, grad = _parts
-    value = np.asarray(value, dtype=float)
-    grad = np.asarray(grad, dtype=float)
-    ga = grad @ A
-    traces = (float(np.trace(A)), float(np.trace(A2)), float(np.trace(A2 @ A)), float(np.sum(A2 * A2)))
-    return LossMixture(d=loss.d, value=value, inv_eta=1.0 / eta,
-                       g0=np.sum(grad * grad, axis=1), g1=np.sum(ga * grad, axis=1),
-                       g2=np.sum(ga * ga, axis=1), traces=traces)
-
-
-@dataclass(frozen=True)
-class LossPolynomial:
-    r"""Mean and variance of a test loss over runs as polynomials in the noise factor ``u``.
-
-    .. math::
-
-        \text{mean}(u) = m_0 + m_1 u, \qquad \text{var}(u) = v_0 + v_1 u + v_2 u^2 ,
-
-    with, over the centres of a :class:`LossMixture`, :math:`L_m = L(\bar\theta_m)`,
-    :math:`n_m = (d+1)\operatorname{tr}A/\eta_m^2`, :math:`a_m = 4(d+1)\|g_m\|^2/\eta_m^2`,
-    :math:`b_m = 2(d+1)((\operatorname{tr}A)^2 + (d+3)\operatorname{tr}A^2)/\eta_m^4` (theorem
-    *thm-exact-loss-moments*) and the law of total variance: :math:`m_0 = \bar L`,
-    :math:`m_1 = \bar n`, :math:`v_0 = \operatorname{Var}L`,
-    :math:`v_1 = 2\operatorname{Cov}(L, n) + \bar a`, :math:`v_2 = \operatorname{Var} n + \bar b`
-    (averages and population moments over the centres).
-    """
-
-    m0: float
-    m1: float
-    v0: float
-    v1: float
-    v2: float
-
-    def mean(self, u) -> np.ndarray:
-        """``m0 + m1 u``."""
-        return self.m0 + self.m1 * np.asarray(u, dtype=float)
-
-    def var(self, u) -> np.ndarray:
-        """``v0 + v1 u + v2 u²``."""
-        u = np.asarray(u, dtype=float)
-        return self.v0 + self.v1 * u + self.v2 * u * u
-
-    def statistic(self, u, statistic: str) -> np.ndarray:
-        """``mean(u)`` or ``sqrt(var(u))``."""
-        if statistic == "mean":
-            return self.mean(u)
-        if statistic == "std":
-            return np.sqrt(self.var(u))
-        raise ValueError(f"statistic = {statistic!r} is not allowed; use 'mean' or 'std'")
 
 
 def implied_u(published, poly: LossPolynomial, statistic: str = "mean") -> float:
@@ -519,57 +286,6 @@ def _jorgensen_sample(method: str, spec: ProfileSpec, n: int, draws: int, seed: 
     return np.concatenate(out)
 
 
-# --------------------------------------------------------------------------- one draw, every lambda
-def _add_both(out: dict, loss_u: QuadraticLoss, theta: np.ndarray, eta: np.ndarray, lam: float) -> None:
-    """Both losses' mixtures at ``lam`` from one residual computation (reg = unreg + lam ||theta||^2)."""
-    value, grad = loss_u._value_and_gradient(theta)
-    out["unreg", lam] = loss_mixture(loss_u, theta, eta, _parts=(value, grad))
-    out["reg", lam] = loss_mixture(loss_u.with_penalty(lam), theta, eta,
-                                   _parts=(value + lam * np.sum(theta * theta, axis=1), grad + lam * theta))
-
-
-def method_mixtures(method: str, X, y, X_test, y_test, epsilons, lams, *, masks: int = 100,
-                    rng=None) -> tuple:
-    """The :class:`LossMixture` of one private method for one data draw and profile, per ``lambda``.
-
-    Composes the mechanism: PDP-OP and the non-personalized baseline through
-    :func:`pdp_lib.calibrate` and :func:`pdp_lib.weighted_ridge` (Theorem 3.1; one centre);
-    Jorgensen et al. through :func:`pdp_lib.experiments.jorgensen_masks` and
-    :func:`pdp_lib.experiments.batched_ridge` (``masks`` equally likely samples drawn from
-    ``rng``, ``eta = k t / c(lambda)``, Section 4.2).
-
-    Returns
-    -------
-    (dict, float)
-        ``{(kind, lam): LossMixture}`` for ``kind`` in ``("unreg", "reg")``, and the profile
-        statistic of ``epsilons`` (:func:`profile_statistic`) the mixtures refer to (``u = 1``).
-    """
-    from .experiments.engine import batched_ridge, jorgensen_masks  # noqa: PLC0415 - no import cycle
-
-    X = np.asarray(X, dtype=float)
-    n, d = X.shape
-    eps = np.asarray(epsilons, dtype=float)
-    loss_u = QuadraticLoss(X_test, y_test)
-    out = {}
-    if method in ("pdp_op", "non_personalized"):
-        profile = eps if method == "pdp_op" else np.full(n, eps.min())
-        for lam in lams:
-            cal = calibrate(profile, lam, d)
-            theta = np.atleast_2d(weighted_ridge(X, y, cal.weights, lam))
-            _add_both(out, loss_u, theta, np.atleast_1d(cal.eta), float(lam))
-    elif method in ("jorgensen_max", "jorgensen_mean"):
-        t = jorgensen_threshold(eps, method.split("_")[1])
-        m = jorgensen_masks(eps, t, masks, rng=rng)
-        k = m.sum(axis=1)
-        for lam in lams:
-            theta = batched_ridge(X, y, m, lam)
-            eta = np.where(k > 0, k * t / noise_scale(lam, d), np.inf)
-            _add_both(out, loss_u, theta, eta, float(lam))
-    else:
-        raise ValueError(f"method = {method!r} is not allowed; use one of {tuple(STATISTICS)}")
-    return out, profile_statistic(eps, method)
-
-
 # --------------------------------------------------------------------------- the paper's draws
 CAUSES = ("misprint", "no source (Table 11)", "printed rounding", "one profile draw",
           "one data and profile draw", "synthetic data draw unknown", "unexplained")
@@ -610,8 +326,10 @@ def _point(row):
     return spec, profile, fraction, float(lam)
 
 
-def _verdicts(results: dict) -> pd.DataFrame:
+def _verdicts(results: dict, **rules) -> pd.DataFrame:
     """:func:`pdp_lib.report.band_verdicts` of every table, with ``table``, ``target`` and ``gkey``.
+
+    ``rules`` are :func:`~pdp_lib.report.band_verdicts`' keywords (``rounding``, ``sharpness``).
 
     ``gkey`` names the paper's profile draw and method of a cell, ``(authors' file, profile,
     training fraction, method)``; ``None`` for machine-zero and non-private cells.
@@ -620,7 +338,7 @@ def _verdicts(results: dict) -> pd.DataFrame:
 
     frames = []
     for target, table in results.items():
-        v = band_verdicts(table)
+        v = band_verdicts(table, **rules)
         v["table"] = int(target.split("-")[1])
         v["target"] = target
         frames.append(v)
@@ -703,6 +421,7 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
         ``row_draws`` those that explain its ``rows`` (Medical Cost: ``replicates`` or 0).
     """
     from .experiments.draws import draw_data, draw_profile, mask_seed, training_points  # noqa: PLC0415
+    from .experiments.mixtures import method_mixtures  # noqa: PLC0415
 
     verdicts = _verdicts(results)
     authors = _authors_values()
@@ -730,8 +449,9 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
             X, y = training_points(draw, fraction)
             n = X.shape[0]
             eps = draw_profile(draw, profile, n)
-            mix, ref = method_mixtures(method, X, y, draw.X_test, draw.y_test, eps, lams,
-                                       masks=masks, rng=mask_seed(draw, profile, n))
+            mix = method_mixtures(method, X, y, draw.X_test, draw.y_test, eps, lams,
+                                  masks=masks, rng=mask_seed(draw, profile, n))
+            ref = profile_statistic(eps, method)
             per_draw.append([implied_interval(val, mix[r.column.partition("_")[0], lam],
                                               spec.statistic, ref, runs=runs, z=z)
                              for r, (spec, _, _, lam), val in
@@ -784,7 +504,8 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
 
 
 def explain_misses(results: dict, *, seed: int, replicates: int, masks: int = 100,
-                   runs: int = 10_000, level: float = 0.95) -> tuple:
+                   runs: int = 10_000, level: float = 0.95, rounding: bool = True,
+                   sharpness: str = "spread") -> tuple:
     r"""A computed cause for every published cell outside its rebuilt band.
 
     Causes are tried in the order of :data:`CAUSES`:
@@ -801,7 +522,9 @@ def explain_misses(results: dict, *, seed: int, replicates: int, masks: int = 10
        own row, none the whole group);
     5. otherwise *unexplained*.
 
-    Parameters are those of :func:`examine_draws`.
+    Parameters are those of :func:`examine_draws`, and ``rounding`` and ``sharpness`` those of
+    :func:`pdp_lib.report.band_verdicts`: with ``rounding=True`` (the default) a miss is never
+    explained by the printed rounding alone, since the verdict already allows for it.
 
     Returns
     -------
@@ -811,7 +534,7 @@ def explain_misses(results: dict, *, seed: int, replicates: int, masks: int = 10
         groups holding a miss not explained by 1-3, with a name ``group`` (``G1``, ...) and the
         number of ``misses`` it explains.
     """
-    verdicts = _verdicts(results)
+    verdicts = _verdicts(results, rounding=rounding, sharpness=sharpness)
     authors = _authors_values()
     miss = verdicts[verdicts["inside"] == 0].copy()
     cause = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["sci", "sig", "ratio", "percent", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
+__all__ = ["sci", "sig", "ratio", "percent", "printed_half_unit", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
 
 MACHINE_ZERO = 1e-20
 """A test loss below this is an exact zero up to floating-point rounding.
@@ -72,3 +72,31 @@ def sci_loss(x, digits: int = 3) -> str:
     ``2.46 × 10⁻³²`` elsewhere); the mathematics fixes only that it is zero.
     """
     return "0" if is_machine_zero(x) else sci(x, digits)
+
+
+def printed_half_unit(value, digits: int = 3) -> float:
+    """Half a unit in the last printed digit of ``value`` shown with ``digits`` significant digits.
+
+    A number printed as ``1.23 × 10⁻²`` stands for any value in ``[1.225, 1.235] × 10⁻²``: the
+    half unit is ``0.5 × 10^(e - digits + 1)`` for the decimal exponent ``e`` of the printed
+    mantissa (read from the printed text itself, so ``9.996`` rounds to ``1.00 × 10¹`` and gets
+    the half unit of ``10.0``).
+
+    Parameters
+    ----------
+    value : float
+        The printed value, finite and ``!= 0``.
+    digits : int, default 3
+        Significant digits printed (the paper's three).
+
+    Returns
+    -------
+    float
+    """
+    value = float(value)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits = {digits!r} is outside the allowed range: an integer >= 1")
+    if not math.isfinite(value) or value == 0:
+        raise ValueError(f"value = {value!r} is outside the allowed range: finite and != 0")
+    exponent = int(f"{value:.{digits - 1}e}".split("e")[1])
+    return 0.5 * 10.0 ** (exponent - digits + 1)

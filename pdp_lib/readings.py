@@ -124,8 +124,8 @@ def target_facts(target: str, table: pd.DataFrame) -> dict:
         judged = v[np.isfinite(v["inside"].astype(float))]
         inside = judged[judged["inside"] == 1]
         facts["cells"], facts["inside"] = len(judged), len(inside)
-        facts["above"] = int((judged["paper"] > judged["high"]).sum())
-        facts["below"] = int((judged["paper"] < judged["low"]).sum())
+        facts["above"] = int((judged["paper"] - judged["rounding"] > judged["high"]).sum())   # printed rounding
+        facts["below"] = int((judged["paper"] + judged["rounding"] < judged["low"]).sum())    # allowed for
         sharp = judged[judged["sharp"].astype(bool)]
         facts["sharp"], facts["sharp_inside"] = len(sharp), int(sharp["inside"].sum())
         width = (inside["high"] - inside["low"]).to_numpy(float)

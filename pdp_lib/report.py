@@ -24,12 +24,13 @@ from cycler import cycler
 
 from .experiments.settings import SHARP_WIDTH
 from .experiments.specs import get_target
-from .formatting import MACHINE_ZERO, is_machine_zero, sci_loss
+from .formatting import MACHINE_ZERO, is_machine_zero, printed_half_unit, sci_loss
 
 __all__ = [
     "METHOD_TITLES",
     "column_title",
     "band_verdicts",
+    "band_coverage",
     "band_summary",
     "fidelity_headline",
     "reference_series",
@@ -120,14 +121,25 @@ def _best_private(row: pd.Series, columns) -> set:
     return best
 
 
-def band_verdicts(table: pd.DataFrame) -> pd.DataFrame:
+def band_verdicts(table: pd.DataFrame, *, rounding: bool = True, sharpness: str = "spread") -> pd.DataFrame:
     """Per published cell: ratio published / rebuilt, the band's verdict and how sharp it is.
 
     Parameters
     ----------
     table : pandas.DataFrame
         A long table of :func:`pdp_lib.experiments.reproduce` (``param, column, value, low,
-        high, paper``).
+        high, paper``, and ``spread`` for ``sharpness="spread"``).
+    rounding : bool, default True
+        Judge a published value with its printed rounding: the paper prints three significant
+        digits, so ``P`` stands for any value in ``[P - h, P + h]`` with ``h`` half a unit of its
+        last digit (:func:`pdp_lib.formatting.printed_half_unit`), and the cell is inside when
+        that interval meets the band.  ``False`` judges ``P`` as an exact number.
+    sharpness : {"spread", "band"}, default "spread"
+        What makes a cell *sharp*: ``"spread"``, a 95% width ``2 × 1.96 × spread`` (the robust
+        standard deviation over the draws, see :func:`pdp_lib.experiments.reproduce_many`)
+        below ``SHARP_WIDTH`` of the value, an estimate the seed moves little; ``"band"``, the
+        band's own width ``high - low``, whose ends are single order statistics of the draws
+        and move with the seed.
 
     Returns
     -------
@@ -136,33 +148,72 @@ def band_verdicts(table: pd.DataFrame) -> pd.DataFrame:
 
         ``machine_zero``  rebuilt and published values both zero up to rounding
                           (:data:`pdp_lib.formatting.MACHINE_ZERO`): nothing to judge;
+        ``fixed``         a band of zero width: nothing in the cell is random (an exact
+                          column whose inputs the draws do not move), judged but counted apart;
+        ``rounding``      ``h``, half a unit of the published value's last printed digit (0
+                          with ``rounding=False``);
         ``ratio``         published / rebuilt (NaN for machine-zero cells);
-        ``inside``        1.0 when ``low <= paper <= high``, 0.0 when not, NaN when no band
-                          was computed (one replicate) or the cell is machine zero;
+        ``inside``        1.0 when ``[P - h, P + h]`` meets ``[low, high]``, 0.0 when not, NaN
+                          when no band was computed (one replicate) or the cell is machine zero;
         ``width``         band width relative to the rebuilt value, ``(high - low) / value``;
-        ``sharp``         ``width < SHARP_WIDTH`` (20%): a band that can tell values apart;
-        ``outside``       how far outside the band the published value lies, relative to
-                          the band's nearer edge (``paper / high - 1`` above it,
-                          ``low / paper - 1`` below it), 0 inside.
+        ``sharp``         the width estimate of ``sharpness`` below ``SHARP_WIDTH`` (20%): a
+                          band that can tell values apart (never for a fixed cell);
+        ``outside``       how far outside the band the published interval lies, relative to
+                          the band's nearer edge (``(P - h) / high - 1`` above it,
+                          ``low / (P + h) - 1`` below it), 0 inside.
 
         A published value that is machine zero while the rebuilt one is not (or the
         reverse) is judged like any other cell: one of the two is wrong.
     """
+    if sharpness not in ("spread", "band"):
+        raise ValueError(f"sharpness = {sharpness!r} is not one of the allowed values ('spread', 'band')")
     paper = table["paper"].astype(float)
     t = table[np.isfinite(paper)].copy()
     value, low, high, paper = (t[c].astype(float).to_numpy() for c in ("value", "low", "high", "paper"))
     zero = np.array([is_machine_zero(v) and is_machine_zero(p) for v, p in zip(value, paper)], dtype=bool)
     has_band = np.isfinite(low) & np.isfinite(high) & ~zero
+    h = np.array([printed_half_unit(p) if rounding and p != 0 else 0.0 for p in paper])
     with np.errstate(divide="ignore", invalid="ignore"):
         t["machine_zero"] = zero
+        t["fixed"] = has_band & (high == low)
+        t["rounding"] = h
         t["ratio"] = np.where(zero, np.nan, paper / value)
-        inside = (paper >= low) & (paper <= high)
+        inside = (paper + h >= low) & (paper - h <= high)
         t["inside"] = np.where(has_band, inside.astype(float), np.nan)
         t["width"] = np.where(has_band, (high - low) / value, np.nan)
-        t["sharp"] = has_band & (t["width"].to_numpy() < SHARP_WIDTH)
-        outside = np.where(paper > high, paper / high - 1, np.where(paper < low, low / paper - 1, 0.0))
+        if sharpness == "spread":
+            estimate = 2 * 1.959964 * t["spread"].astype(float).to_numpy() / value
+        else:
+            estimate = t["width"].to_numpy()
+        t["sharp"] = has_band & ~t["fixed"].to_numpy() & (estimate < SHARP_WIDTH)
+        outside = np.where(paper - h > high, (paper - h) / high - 1,
+                           np.where(paper + h < low, low / (paper + h) - 1, 0.0))
         t["outside"] = np.where(has_band, outside, np.nan)
     return t.reset_index(drop=True)
+
+
+def band_coverage(replicates: int, low: float = 0.025, high: float = 0.975) -> float:
+    """The chance that one more draw falls inside a band made of ``replicates`` draws' quantiles.
+
+    The band is ``numpy.quantile(draws, [low, high])`` (linear interpolation): its ends sit at
+    the order-statistic positions ``h = (K - 1) p + 1`` of the ``K`` draws.  For a uniform
+    statistic ``E U_(j) = j / (K + 1)`` and the interpolation is linear in the quantile, so a new
+    independent draw falls inside with probability exactly ``(h_high - h_low) / (K + 1)``; for
+    any continuous statistic the interpolated ends lie between the enclosing order statistics,
+    whose coverages, ``(floor(h_high) - ceil(h_low)) / (K + 1)`` and
+    ``(ceil(h_high) - floor(h_low)) / (K + 1)``, bound it.  With 40 draws a nominal 95% band
+    covers about 90%.
+
+    Returns
+    -------
+    float
+    """
+    K = int(replicates)
+    if K < 2:
+        raise ValueError(f"replicates = {replicates!r} is outside the allowed range [2, inf)")
+    if not 0 <= low < high <= 1:
+        raise ValueError(f"low = {low!r}, high = {high!r}: need 0 <= low < high <= 1")
+    return ((K - 1) * high + 1 - ((K - 1) * low + 1)) / (K + 1)
 
 
 def band_summary(tables: dict) -> pd.DataFrame:
@@ -188,7 +239,9 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
 
     *Sharp* cells (band narrower than ``SHARP_WIDTH`` of the value) can tell a different
     number from the right one; *loose* cells cannot tell much, and their median band width
-    says how little a loose ✓ means.  Machine-zero cells are counted apart, never as ✓.
+    says how little a loose ✓ means.  Machine-zero cells are counted apart, never as ✓, and so
+    are *fixed* cells (a band of zero width: nothing random), which agree or not to the
+    printed digits.
 
     Returns
     -------
@@ -199,6 +252,8 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
         ``machine_zero``.
     """
     judged = verdicts[np.isfinite(verdicts["inside"].astype(float))]
+    fixed = judged[judged["fixed"].astype(bool)] if "fixed" in judged else judged.iloc[:0]
+    judged = judged.drop(fixed.index)
     sharp = judged[judged["sharp"].astype(bool)]
     loose = judged[~judged["sharp"].astype(bool)]
     misses = sharp[sharp["inside"] == 0]["outside"].astype(float)
@@ -213,6 +268,8 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
         "loose_share": float(loose["inside"].mean()) if len(loose) else float("nan"),
         "loose_median_width": float(loose["width"].median()) if len(loose) else float("nan"),
         "machine_zero": int(verdicts["machine_zero"].sum()),
+        "fixed": len(fixed),
+        "fixed_inside": int(fixed["inside"].sum()),
     }
 
 
@@ -344,10 +401,12 @@ def _published_cell(row) -> str:
         return text
     if row.inside:
         return f"{text} ✓"
-    # the published value relative to the band's nearer edge: paper / edge - 1, so that a value
-    # below the band reads between -100% and 0 (band_verdicts' "outside" is symmetric: low / paper - 1)
-    edge = row.high if row.paper > row.high else row.low
-    p = 100 * (float(row.paper) / float(edge) - 1)
+    # the published value's rounding interval relative to the band's nearer edge: (P - h) / high - 1
+    # above, (P + h) / low - 1 below, so that a value below the band reads between -100% and 0
+    # (band_verdicts' "outside" is symmetric: low / (P + h) - 1)
+    above = row.paper - row.rounding > row.high
+    edge, nearer = (row.high, row.paper - row.rounding) if above else (row.low, row.paper + row.rounding)
+    p = 100 * (float(nearer) / float(edge) - 1)
     shown = f"{p:+.2g}%" if abs(p) < 10 else f"{p:+.0f}%"
     return f"{text} ✗ {shown.replace('-', '−')}"
 

@@ -311,6 +311,41 @@ def test_paper_runs_widen_the_band_by_the_monte_carlo_error():
     assert again.equals(mc)
 
 
+def test_standard_deviation_bands_use_the_exact_error_of_an_r_run_standard_deviation():
+    # Rebuild the band of two cells of Table 14 by hand: each replicate's exact standard deviation
+    # plus the exact standard error of a 100-run sample standard deviation (fourth moment of the
+    # loss over runs), times the cell's Gaussian stream; the draws and streams are the documented ones.
+    from pdp_lib.experiments import mixture_seed
+    from pdp_lib.experiments.mixtures import METHODS, method_mixtures
+    from pdp_lib.experiments.settings import MIXTURE_MASKS
+
+    reps, runs = 4, 100
+    table = reproduce("table-14", runs=50, seed=3, replicates=reps, paper_runs=runs)
+    spec = get_target("table-14")
+    for label, column in (("0.10", "unreg_pdp_op"), ("2.00", "reg_jorgensen_max")):
+        row = table[(table["param"] == label) & (table["column"] == column)].iloc[0]
+        kind, _, method = column.partition("_")
+        vals, errors = [], []
+        for rep in range(reps):
+            draw = draw_data("medical_cost", 3, rep, vary_split=False)
+            X, y = training_points(draw, 1.0)
+            eps = draw_profile(draw, spec.profile, X.shape[0])
+            stream = mixture_seed(draw, spec.profile, X.shape[0]).spawn(len(METHODS))[METHODS.index(method)]
+            mix = method_mixtures(method, X, y, draw.X_test, draw.y_test, eps, [float(label)],
+                                  masks=MIXTURE_MASKS, rng=stream)[kind, float(label)]
+            errors.append(mix.std_error(1.0, "std", runs))
+            normal = np.sqrt(mix.central_moments(1.0)[1]) / np.sqrt(2 * runs)
+            assert errors[-1] > normal            # the loss's heavy tail: more than normal theory
+            if method == "pdp_op":                # exact column: the mixture's std is the reported one
+                vals.append(np.sqrt(mix.central_moments(1.0)[1]))
+        if method == "pdp_op":
+            assert np.isclose(vals[0], row["value"], rtol=1e-9)
+            cell = (TARGET_NAMES.index("table-14"), spec.param_labels.index(label), spec.columns.index(column))
+            xi = np.random.default_rng(seed_sequence(3, 7, *cell)).standard_normal(reps)
+            low, high = np.quantile(np.array(vals) + np.array(errors) * xi, [0.025, 0.975])
+            assert np.isclose(row["low"], low, rtol=1e-9) and np.isclose(row["high"], high, rtol=1e-9)
+
+
 def test_fixed_split_keeps_the_papers_medical_cost_split():
     from pdp_lib.experiments.draws import SPLIT_SEED
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import pdp_lib
 from pdp_lib.moments import QuadraticLoss
 from pdp_lib.personalization import bias_noise_parts, correlated_privacy_data, large_lambda_limit
 from pdp_lib.threshold import personalization_ratio, threshold_dp

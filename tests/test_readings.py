@@ -1,8 +1,9 @@
 """pdp_lib.readings and pdp_lib.experiments.parts: the numbers the readings cite, against independent truths."""
 
 import numpy as np
-import pandas as pd
 import pytest
+
+from pdp_lib.formatting import printed_half_unit
 
 from pdp_lib import readings, report
 from pdp_lib.experiments import loss_parts, reproduce
@@ -50,7 +51,8 @@ def test_target_facts_by_hand():
     assert facts["bias_takes_over"] == str(parts.index[np.argmax((parts["noise"] <= parts["bias"]).to_numpy())])
     judged = table[np.isfinite(table["paper"])]
     assert facts["cells"] == len(judged)
-    inside = judged[(judged["paper"] >= judged["low"]) & (judged["paper"] <= judged["high"])]
+    h = np.array([printed_half_unit(p) for p in judged["paper"]])          # the printed rounding
+    inside = judged[(judged["paper"] + h >= judged["low"]) & (judged["paper"] - h <= judged["high"])]
     assert facts["inside"] == len(inside) and facts["above"] + facts["below"] + facts["inside"] == facts["cells"]
     with pytest.raises(LookupError, match="table-4"):
         readings.target_facts("table-4", table[table["column"] != "reg_pdp_op"])

@@ -15,11 +15,14 @@ NAN = float("nan")
 
 
 def _long(rows):
-    return pd.DataFrame(rows, columns=["param", "column", "value", "low", "high", "paper"])
+    """A long table; ``spread`` (the robust standard deviation over draws) is a quarter of the band."""
+    table = pd.DataFrame(rows, columns=["param", "column", "value", "low", "high", "paper"])
+    return table.assign(spread=(table["high"] - table["low"]) / 4)
 
 
 # Five hand-made cells: inside a sharp band, above a sharp band, below a loose band, a machine
-# zero on both sides, and a cell without published value (a figure's, say).
+# zero on both sides, and a cell without published value (a figure's, say).  Spread-based widths:
+# 3.92 x band / 4 / value = 0.098, 0.098, 0.98.
 CELLS = _long([
     ("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.05),       # width 0.1 -> sharp, inside
     ("1.00", "reg_pdp_op", 4.0, 3.8, 4.2, 4.62),         # width 0.1 -> sharp, 10% above high
@@ -41,8 +44,53 @@ def test_band_verdicts_by_hand():
     assert v["width"].iloc[0] == pytest.approx(0.1) and v["width"].iloc[2] == pytest.approx(1.0)
     assert list(v["sharp"]) == [True, True, False, False]
     assert v["outside"].iloc[0] == 0.0
-    assert v["outside"].iloc[1] == pytest.approx(4.62 / 4.2 - 1)             # 10% above the edge
-    assert v["outside"].iloc[2] == pytest.approx(0.5 / 0.4 - 1)              # 25% below the edge
+    # the published values' rounding intervals: 4.62 +- 0.005, 0.400 +- 0.0005
+    assert list(v["rounding"]) == pytest.approx([0.005, 0.005, 0.0005, 5e-35])
+    assert v["outside"].iloc[1] == pytest.approx(4.615 / 4.2 - 1)            # 9.9% above the edge
+    assert v["outside"].iloc[2] == pytest.approx(0.5 / 0.4005 - 1)           # 25% below the edge
+    exact = report.band_verdicts(CELLS, rounding=False)
+    assert exact["outside"].iloc[1] == pytest.approx(4.62 / 4.2 - 1) and exact["rounding"].iloc[1] == 0
+
+
+def test_printed_rounding_decides_a_cell_its_last_digit_touches():
+    # band [1.90, 2.0455]: 2.05 printed stands for [2.045, 2.055], which meets it; [1.90, 2.0440] does not
+    cells = _long([("1.00", "unreg_pdp_op", 2.0, 1.9, 2.0455, 2.05), ("3.00", "unreg_pdp_op", 2.0, 1.9, 2.0440, 2.05)])
+    assert list(report.band_verdicts(cells)["inside"]) == [1.0, 0.0]
+    assert list(report.band_verdicts(cells, rounding=False)["inside"]) == [0.0, 0.0]
+
+
+def test_fixed_cells_are_judged_to_the_printed_digits_and_counted_apart():
+    cells = _long([("1.00", "unreg_non_private", 2.004, 2.004, 2.004, 2.00),    # rounds to 2.00: inside
+                   ("3.00", "unreg_non_private", 2.006, 2.006, 2.006, 2.00),    # rounds to 2.01: a miss
+                   ("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.05)])
+    v = report.band_verdicts(cells)
+    assert list(v["fixed"]) == [True, True, False] and list(v["inside"]) == [1.0, 0.0, 1.0]
+    assert not v["sharp"].iloc[:2].any()
+    h = report.fidelity_headline(v)
+    assert (h["fixed"], h["fixed_inside"], h["sharp"] + h["loose"]) == (2, 1, 1)
+
+
+def test_band_coverage_against_simulation():
+    # 40 uniform draws: the interpolated 2.5%/97.5% quantiles cover a 41st draw with chance 37.05/41
+    assert report.band_coverage(40) == pytest.approx(37.05 / 41, rel=1e-12)
+    gen = np.random.default_rng(11)
+    for sample in (gen.uniform, gen.standard_normal):
+        draws = sample(size=(100_000, 41))
+        lo, hi = np.quantile(draws[:, :40], [0.025, 0.975], axis=1)
+        hit = ((draws[:, 40] >= lo) & (draws[:, 40] <= hi)).mean()
+        assert 37 / 41 - 0.005 < hit < 39 / 41 + 0.005                  # between the order statistics'
+        if sample is gen.uniform:
+            assert abs(hit - report.band_coverage(40)) < 4 * np.sqrt(0.1 * 0.9 / 100_000)
+    with pytest.raises(ValueError, match="replicates"):
+        report.band_coverage(1)
+
+
+def test_sharpness_from_the_spread_or_from_the_band():
+    cells = _long([("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.05)]).assign(spread=0.2)   # 3.92 x 0.1 = 0.39
+    assert not report.band_verdicts(cells)["sharp"].iloc[0]
+    assert report.band_verdicts(cells, sharpness="band")["sharp"].iloc[0]             # band width 0.1
+    with pytest.raises(ValueError, match="sharpness"):
+        report.band_verdicts(cells, sharpness="widest")
 
 
 def test_edges_of_the_band_are_inside():
@@ -82,7 +130,7 @@ def test_fidelity_headline_by_hand():
     h = report.fidelity_headline(report.band_verdicts(CELLS))
     assert (h["sharp"], h["sharp_inside"], h["loose"], h["loose_inside"], h["machine_zero"]) == (2, 1, 1, 0, 1)
     assert h["sharp_share"] == pytest.approx(0.5) and h["loose_share"] == 0.0
-    assert h["sharp_miss_median"] == pytest.approx(0.1) and h["sharp_miss_max"] == pytest.approx(0.1)
+    assert h["sharp_miss_median"] == pytest.approx(4.615 / 4.2 - 1) and h["sharp_miss_max"] == pytest.approx(4.615 / 4.2 - 1)
     assert h["loose_median_width"] == pytest.approx(1.0)
 
 
@@ -99,9 +147,9 @@ def test_loss_table_markdown_puts_the_published_value_and_its_verdict_under_the_
     unreg = report.loss_table_markdown("table-1", CELLS, "unreg").splitlines()
     assert unreg[0] == "| $\\lambda$ | PDP-OP |" and unreg[1] == "|---|---|"
     assert unreg[2] == "| 1.00 | 2.00<br><small>2.05 ✓</small> |"
-    assert unreg[3] == "| 3.00 | 1.00<br><small>4.00 × 10⁻¹ ✗ −20%</small> |"      # 0.4/0.5 - 1: below the band
+    assert unreg[3] == "| 3.00 | 1.00<br><small>4.00 × 10⁻¹ ✗ −20%</small> |"      # 0.4005/0.5 - 1: below the band
     reg = report.loss_table_markdown("table-1", CELLS, "reg").splitlines()
-    assert reg[2] == "| 1.00 | 4.00<br><small>4.62 ✗ +10%</small> |"                  # 4.62/4.2 - 1: above it
+    assert reg[2] == "| 1.00 | 4.00<br><small>4.62 ✗ +9.9%</small> |"                 # 4.615/4.2 - 1: above it
     assert reg[3] == "| 3.00 | 0<br><small>0, both zero</small> |"
 
 

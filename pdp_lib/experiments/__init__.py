@@ -8,6 +8,7 @@
 ``reproduce``  plan, evaluate and assemble any set of targets (the command line's backend)
 ``cache``      each target computed once per build: reproduce_many with an on-disk cache
 ``parts``      PDP-OP's exact loss split into bias and noise parts along a sweep
+``mixtures``   each private method's loss over runs as an exact mixture (fourth moments included)
 ``settings``   the book's seed, runs and band settings, which are the command line's defaults
 
 Derived and measured in the book's chapter *Exact loss moments* (``book/moments.ipynb``).
@@ -22,8 +23,9 @@ import types
 # Public name -> the module that defines it, imported on first use (PEP 562) so that the
 # command line can read ``settings`` without paying for the engine.
 _EXPORTS = {
-    **dict.fromkeys(("DATASETS", "DataDraw", "draw_data", "draw_profile", "mask_seed", "seed_sequence",
-                     "training_points"), "draws"),
+    **dict.fromkeys(("DATASETS", "DataDraw", "draw_data", "draw_profile", "mask_seed", "mixture_seed",
+                     "seed_sequence", "training_points"), "draws"),
+    "method_mixtures": "mixtures",
     "loss_parts": "parts",
     **dict.fromkeys(("cache_dir", "reproduce_cached"), "cache"),
     **dict.fromkeys(("SweepResult", "batched_ridge", "evaluate_sweep", "jorgensen_masks"), "engine"),

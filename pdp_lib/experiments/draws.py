@@ -41,6 +41,7 @@ __all__ = [
     "training_points",
     "draw_profile",
     "mask_seed",
+    "mixture_seed",
 ]
 
 DATASETS = ("synthetic", "medical_cost", "diabetes")  # the order names the spawn keys: append only
@@ -49,7 +50,7 @@ SYNTHETIC_D = 30
 SPLIT_SEED = 21
 TEST_SIZE = 0.2
 
-_PART_DATA, _PART_SPLIT, _PART_SUBSET, _PART_PROFILE, _PART_MASKS = range(5)
+_PART_DATA, _PART_SPLIT, _PART_SUBSET, _PART_PROFILE, _PART_MASKS, _PART_MIXTURE = range(6)
 
 
 def _code(x: float) -> int:
@@ -166,3 +167,10 @@ def mask_seed(draw: DataDraw, spec: ProfileSpec, n: int) -> np.random.SeedSequen
     """Seed of Jorgensen et al.'s sampling masks for this draw, profile and training size."""
     ds = _dataset_id(draw.dataset)
     return seed_sequence(draw.seed, ds, draw.replicate, _PART_MASKS, n, *_profile_key(spec))
+
+
+def mixture_seed(draw: DataDraw, spec: ProfileSpec, n: int) -> np.random.SeedSequence:
+    """Seed of the Jorgensen masks behind the exact fourth moments of this draw's losses
+    (:func:`pdp_lib.experiments.mixtures.method_mixtures`), independent of :func:`mask_seed`."""
+    ds = _dataset_id(draw.dataset)
+    return seed_sequence(draw.seed, ds, draw.replicate, _PART_MIXTURE, n, *_profile_key(spec))

@@ -27,9 +27,10 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..validation import check_count
-from .draws import draw_data, draw_profile, mask_seed, seed_sequence, training_points
+from .draws import draw_data, draw_profile, mask_seed, mixture_seed, seed_sequence, training_points
 from .engine import evaluate_sweep
-from .settings import BOUNDS, PAPER_RUNS, REPLICATE_RUNS, RUNS, SEED, SPLIT, SPLITS
+from .mixtures import METHODS as MIXTURE_METHODS, method_mixtures
+from .settings import BOUNDS, MIXTURE_MASKS, PAPER_RUNS, REPLICATE_RUNS, RUNS, SEED, SPLIT, SPLITS
 from .specs import BEYOND_METHODS, METHODS, TARGET_NAMES, get_target
 
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
@@ -85,7 +86,7 @@ def _config_key(spec, value):
 
 def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_runs=None,
                    paper_runs=PAPER_RUNS, split=SPLIT, bound="paper", columns=None,
-                   progress=False) -> dict:
+                   std_error="exact", progress=False) -> dict:
     """Rebuild several targets, sharing every draw and evaluation they have in common.
 
     Parameters
@@ -107,8 +108,11 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
     paper_runs : int or None, default 10000
         When given, ``low``/``high`` describe what a ``paper_runs``-run Monte Carlo estimate
         (the paper's procedure) would print: each replicate's value plus a Gaussian draw with
-        that estimate's standard error (``std / sqrt(paper_runs)`` for means; the
-        normal-theory ``std / sqrt(2 paper_runs)`` for standard deviations).  The band over
+        that estimate's standard error: ``std / sqrt(paper_runs)`` for means, and for standard
+        deviations the exact ``sqrt(mu4 - sigma^4) / (2 sigma sqrt(paper_runs))`` from the
+        loss's fourth central moment over runs (:meth:`pdp_lib.mixtures.LossMixture.std_error`;
+        for Jorgensen et al. over ``MIXTURE_MASKS`` masks of each replicate), which the loss's
+        heavy tail makes larger than the normal theory's ``std / sqrt(2 paper_runs)``.  The band over
         draws alone is always returned as ``low_draws``/``high_draws``.  The default is the
         paper's 10,000 runs, as in the book and on the command line; ``None`` leaves the
         Monte Carlo error out and makes the two bands equal.
@@ -126,6 +130,10 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
     columns : sequence of str, optional
         Compute only these columns of each target (e.g. the exact PDP-OP columns, which need
         no Monte Carlo); ``None``: every column the target prints.
+    std_error : {"exact", "normal"}, default "exact"
+        The Monte Carlo error of a published standard deviation: ``"exact"`` from the loss's
+        fourth moment (above), ``"normal"`` the normal theory's ``std / sqrt(2 paper_runs)``,
+        which understates it (kept to show what the exact error changes).
     progress : bool, default False
         Show a progress bar on stderr (the command line turns it on).
 
@@ -133,7 +141,9 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
     -------
     dict of str -> pandas.DataFrame
         One long table per target (see :func:`reproduce`) with the extra columns
-        ``low_draws`` and ``high_draws``.
+        ``low_draws`` and ``high_draws``, and ``spread``: ``1.4826`` times the median absolute
+        deviation of ``value`` over the draws (NaN for one replicate), a robust estimate of its
+        standard deviation that the choice of the seed moves far less than the band's ends.
     """
     specs = [get_target(t) for t in targets]
     runs = check_count(runs, "runs")
@@ -147,11 +157,14 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
         raise ValueError(f"split = {split!r} is not one of the allowed values {SPLITS}")
     if bound not in BOUNDS:
         raise ValueError(f"bound = {bound!r} is not one of the allowed values {BOUNDS}")
+    if std_error not in ("exact", "normal"):
+        raise ValueError(f"std_error = {std_error!r} is not one of the allowed values ('exact', 'normal')")
     B = None if bound == "paper" else "sharp"
     vary_split = split == "redraw"
 
     needs = defaultdict(set)  # (dataset, profile, fraction) -> lambdas
     methods_needed = defaultdict(set)  # (dataset, profile, fraction) -> methods of the columns shown
+    std_needs = defaultdict(lambda: defaultdict(set))  # ... -> method -> lambdas of a standard deviation's band
     shown = {}
     for spec in specs:
         shown[spec.name] = tuple(c for c in spec.columns if columns is None or c in columns)
@@ -161,9 +174,12 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
             key, lam = _config_key(spec, value)
             needs[key].add(lam)
             methods_needed[key].update(c.partition("_")[2] for c in shown[spec.name])
+            if spec.statistic == "std" and paper_runs is not None and replicates > 1 and std_error == "exact":
+                for c in shown[spec.name]:
+                    std_needs[key][c.partition("_")[2]].add(lam)
     configs = sorted(needs, key=lambda k: (k[0], k[2], repr(k[1])))
 
-    results = {}
+    results, mixtures = {}, {}
     bar = tqdm(total=len(configs) * replicates, disable=not progress, file=sys.stderr,
                desc="reproduce", unit="config")
     try:
@@ -184,6 +200,12 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                                      methods=tuple(m for m in METHODS + BEYOND_METHODS
                                                    if m in methods_needed[key]), B=B)
                 results[rep, key] = replace(res, kept={})  # keep only the statistics
+                if key in std_needs:  # the loss's exact fourth moments, per method (own streams)
+                    streams = mixture_seed(draw, profile, n).spawn(len(MIXTURE_METHODS))
+                    for method, method_lams in std_needs[key].items():
+                        mixtures[rep, key, method] = method_mixtures(
+                            method, X, y, draw.X_test, draw.y_test, eps, sorted(method_lams),
+                            masks=MIXTURE_MASKS, B=B, rng=streams[MIXTURE_METHODS.index(method)])
                 bar.update(1)
     finally:
         bar.close()
@@ -203,19 +225,26 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                     low_d, high_d = np.quantile(vals, [0.025, 0.975])
                     low, high = low_d, high_d
                     if paper_runs is not None:
-                        sds = np.array([r.std[column][j] for r in per_rep])
-                        scale = np.sqrt(paper_runs if spec.statistic == "mean" else 2 * paper_runs)
+                        if spec.statistic == "mean":
+                            errors = np.array([r.std[column][j] for r in per_rep]) / np.sqrt(paper_runs)
+                        elif std_error == "normal":
+                            errors = np.array([r.std[column][j] for r in per_rep]) / np.sqrt(2 * paper_runs)
+                        else:
+                            kind, _, method = column.partition("_")
+                            errors = np.array([mixtures[rep, key, method][kind, float(lam)].std_error(
+                                1.0, "std", paper_runs) for rep in range(replicates)])
                         cell_key = (TARGET_NAMES.index(spec.name), spec.param_labels.index(label),
                                     spec.columns.index(column))
                         # the paper's Monte Carlo error: one stream per target and cell
                         xi = np.random.default_rng(seed_sequence(seed, 7, *cell_key)).standard_normal(replicates)
-                        low, high = np.quantile(vals + sds / scale * xi, [0.025, 0.975])
+                        low, high = np.quantile(vals + errors * xi, [0.025, 0.975])
+                    spread = 1.4826 * np.median(np.abs(vals - np.median(vals)))
                 else:
-                    low = high = low_d = high_d = np.nan
+                    low = high = low_d = high_d = spread = np.nan
                 rows.append((label, column, float(vals[0]), float(low), float(high),
-                             paper.get((label, column), np.nan), se, float(low_d), float(high_d)))
+                             paper.get((label, column), np.nan), se, float(low_d), float(high_d), float(spread)))
         tables[spec.name] = pd.DataFrame(
-            rows, columns=list(OUTPUT_COLUMNS) + ["se", "low_draws", "high_draws"])
+            rows, columns=list(OUTPUT_COLUMNS) + ["se", "low_draws", "high_draws", "spread"])
     return tables
 
 
