@@ -88,8 +88,7 @@ def _check_sigma(sigma) -> float:
 
 def _gram(X, weights, lam):
     X = check_features(X)
-    n, d = X.shape
-    w = check_weights(weights, n)
+    w = check_weights(weights, X.shape[0])
     lam = check_positive(lam, "lam")
     A = (X * w[:, None]).T @ X
     return X, w, lam, A

@@ -40,9 +40,9 @@ import numpy as np
 from .bounds import noise_scale
 from .mechanism import _weighted_ridge, pdp_op
 from .validation import (
+    check_data,
+    check_problem,
     check_epsilons,
-    check_features,
-    check_labels,
     check_positive,
     check_rng,
 )
@@ -85,11 +85,8 @@ def non_personalized(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (d,)
     """
-    X = check_features(X)
-    n = X.shape[0]
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    return pdp_op(X, y, np.full(n, eps.min()), lam, B=B, rng=rng)
+    X, y, eps, _ = check_problem(X, y, epsilons)
+    return pdp_op(X, y, np.full(X.shape[0], eps.min()), lam, B=B, rng=rng)
 
 
 def jorgensen_threshold(epsilons, kind="max") -> float:
@@ -200,11 +197,8 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     theta_hat : numpy.ndarray of shape (d,)
     mask : numpy.ndarray of shape (n,), only when ``return_mask``
     """
-    X = check_features(X)
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
     n, d = X.shape
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    lam = check_positive(lam, "lam")
     if isinstance(threshold, str):
         t = jorgensen_threshold(eps, threshold)
     else:
@@ -226,8 +220,7 @@ def least_squares(X, y) -> np.ndarray:
     Medical Cost data) every least-squares solution gives the same predictions on points
     satisfying the same linear constraints, and the minimum-norm one is returned.
     """
-    X = check_features(X)
-    y = check_labels(y, X.shape[0])
+    X, y, _, _ = check_data(X, y)
     return np.linalg.lstsq(X, y, rcond=None)[0]
 
 
@@ -236,8 +229,5 @@ def non_private_ridge(X, y, lam) -> np.ndarray:
 
     Eq. (2) with ``w_i = 1/n`` and no noise (the authors' non-private "type2" column).
     """
-    X = check_features(X)
-    n = X.shape[0]
-    y = check_labels(y, n)
-    lam = check_positive(lam, "lam")
-    return _weighted_ridge(X, y, np.full(n, 1.0 / n), lam)
+    X, y, _, lam = check_data(X, y, lam=lam)
+    return _weighted_ridge(X, y, np.full(X.shape[0], 1.0 / X.shape[0]), lam)

@@ -27,7 +27,6 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 
@@ -120,23 +119,17 @@ def _targets(name: str):
                    f"allowed: {_TARGETS_HELP}")
 
 
-def _fmt(x) -> str:
-    x = float(x)
-    return "" if math.isnan(x) else repr(x)
-
-
 def _render(tables: dict, fmt: str, with_target: bool) -> str:
+    import pandas as pd  # noqa: PLC0415 - only when rendering
+
     from .experiments import OUTPUT_COLUMNS, to_markdown
 
     if fmt == "markdown":
         return "\n".join(to_markdown(name, table) for name, table in tables.items())
-    header = (["target"] if with_target else []) + list(OUTPUT_COLUMNS)
-    lines = [",".join(header)]
-    for name, table in tables.items():
-        for row in table.itertuples(index=False):
-            cells = [row.param, row.column] + [_fmt(getattr(row, c)) for c in ("value", "low", "high", "paper")]
-            lines.append(",".join(([name] if with_target else []) + cells))
-    return "\n".join(lines) + "\n"
+    frames = [table.loc[:, list(OUTPUT_COLUMNS)].assign(target=name) for name, table in tables.items()]
+    long = pd.concat(frames, ignore_index=True)
+    columns = (["target"] if with_target else []) + list(OUTPUT_COLUMNS)
+    return long.to_csv(columns=columns, index=False, lineterminator="\n")   # floats as repr, NaN empty
 
 
 def _run(argv) -> int:

@@ -13,14 +13,13 @@ import numpy as np
 
 from .bounds import noise_scale, resolve_bound
 from .validation import (
+    check_data,
+    check_problem,
     check_count,
     check_dimension,
     check_epsilons,
-    check_features,
-    check_labels,
     check_positive,
     check_rng,
-    check_weights,
 )
 
 __all__ = ["Calibration", "calibrate", "weighted_ridge", "sample_l2_laplace", "pdp_op"]
@@ -140,11 +139,7 @@ def weighted_ridge(X, y, weights, lam) -> np.ndarray:
     -------
     numpy.ndarray of shape (d,)
     """
-    X = check_features(X)
-    n, d = X.shape
-    y = check_labels(y, n)
-    w = check_weights(weights, n)
-    lam = check_positive(lam, "lam")
+    X, y, w, lam = check_data(X, y, weights, lam)
     return _weighted_ridge(X, y, w, lam)
 
 
@@ -231,21 +226,8 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     lam : float
         ``lambda > 0``.
     B : None, "sharp" or float, optional
-        ``"sharp"``: calibrate with the exact supremum ``B*(lambda)``
-        (:func:`pdp_lib.bounds.sharp_norm_bound`), derived in the book's chapter
-        *Sensitivity of the weighted ridge solution*; it bounds ``||theta_bar||`` on every
-        dataset of the domain, so Theorem 3.2 applies and the guarantee is kept with less
-        noise.  A float: a public bound on the norm of the least-norm minimizer of the
-        *unregularized* weighted loss (Assumption 3.1), fixed before the data are
-        seen and valid for every dataset the mechanism may be run on, including
-        every dataset that differs from yours in one record.  It then bounds
-        ``||theta_bar||`` for all of them (ridge shrinks) and Theorem 3.2 applies.
-        Do not compute ``B`` from the data you are protecting: a data-dependent
-        ``B`` makes the noise scale data-dependent and the privacy loss unbounded,
-        and a ``B`` that some neighbouring dataset exceeds voids the guarantee
-        (book chapter *Privacy of PDP-OP*).  When no such bound is known, leave
-        ``B=None`` (Theorem 3.1), or use ``pdp_lib.bounds.sharp_norm_bound(lam, d)``,
-        the exact supremum of ``||theta_bar||`` over the domain.
+        The norm bound, as in :func:`calibrate` (where its choices and their conditions
+        are documented once).
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
 
@@ -273,11 +255,8 @@ def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None):
     implementation behind :func:`pdp_op`, :meth:`pdp_lib.PersonalizedRidge.fit` and
     :func:`pdp_lib.audit.sample_mechanism`.
     """
-    X = check_features(X)
-    n, d = X.shape
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    lam = check_positive(lam, "lam")
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    d = X.shape[1]
     gen = check_rng(rng, rng_name)
     cal = calibrate(eps, lam, d, B)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)

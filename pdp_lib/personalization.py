@@ -37,7 +37,7 @@ import numpy as np
 from .mechanism import _weighted_ridge, calibrate
 from .moments import QuadraticLoss
 from .threshold import best_public_threshold, kept_mask, threshold_calibration
-from .validation import (check_count, check_epsilons, check_features, check_fraction, check_labels,
+from .validation import (check_problem, check_count, check_features, check_fraction, check_labels,
                          check_positive, check_rng)
 
 __all__ = ["BiasNoiseParts", "bias_noise_parts", "large_lambda_limit", "CorrelatedData",
@@ -85,9 +85,7 @@ class BiasNoiseParts:
 
 
 def _checked(X, y, epsilons, X_test, y_test):
-    X = check_features(X)
-    y = check_labels(y, X.shape[0])
-    eps = check_epsilons(epsilons, X.shape[0])
+    X, y, eps, _ = check_problem(X, y, epsilons)
     X_test = check_features(X_test, "X_test")
     if X_test.shape[1] != X.shape[1]:
         raise ValueError(f"X_test has {X_test.shape[1]} columns; X has {X.shape[1]}: they must match")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .mechanism import _run_pdp_op, _weighted_ridge, calibrate
-from .validation import check_epsilons, check_features, check_labels, check_positive
+from .validation import check_problem, check_epsilons, check_positive
 
 __all__ = [
     "threshold_candidates",
@@ -167,11 +167,7 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.nd
     ValueError
         On data outside the domain, or a threshold that keeps no point.
     """
-    X = check_features(X)
-    n = X.shape[0]
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    lam = check_positive(lam, "lam")
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
     tau = best_public_threshold(eps) if threshold is None else threshold
     keep = kept_mask(eps, tau)
     return _run_pdp_op(X[keep], y[keep], np.full(int(keep.sum()), float(tau)), lam, B, rng)[0]
@@ -204,11 +200,8 @@ def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):
     """
     from .moments import loss_moments  # noqa: PLC0415 - the exact moments, only for the oracle
 
-    X = check_features(X)
-    n, d = X.shape
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    lam = check_positive(lam, "lam")
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    d = X.shape[1]
     best_tau, best_mean = None, np.inf
     for tau in threshold_candidates(eps):
         keep, cal = threshold_calibration(eps, lam, d, tau, B)

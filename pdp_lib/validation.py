@@ -19,6 +19,8 @@ import sys
 import numpy as np
 
 __all__ = [
+    "check_data",
+    "check_problem",
     "check_features",
     "check_labels",
     "check_epsilons",
@@ -246,3 +248,32 @@ def check_finite(value, name: str, ndim: tuple = (1, 2)) -> np.ndarray:
         raise ValueError(f"{name}[{_fmt_idx(idx)}] = {float(arr[idx])!r} is outside the allowed "
                          f"range (-inf, inf): values must be finite")
     return arr
+
+
+_ABSENT = object()  # an argument the caller does not pass (``None`` is a value, and is refused)
+
+
+def check_data(X, y, weights=_ABSENT, lam=_ABSENT) -> tuple:
+    """Validate a weighted ridge problem at once: ``(X, y, weights, lam)`` (eq. (2)).
+
+    ``X`` and ``y`` as :func:`check_features` and :func:`check_labels` (consistent lengths),
+    ``weights`` as :func:`check_weights` and ``lam`` as :func:`check_positive` when passed
+    (``None`` is returned for an argument not passed; a ``None`` passed is refused).  The one entry point of the functions that take a weighted
+    dataset (the weighted ridge, the audits, the accuracy bound).
+    """
+    X = check_features(X)
+    y = check_labels(y, X.shape[0])
+    w = None if weights is _ABSENT else check_weights(weights, X.shape[0])
+    return X, y, w, None if lam is _ABSENT else check_positive(lam, "lam")
+
+
+def check_problem(X, y, epsilons, lam=_ABSENT) -> tuple:
+    """Validate a personalized private regression problem at once: ``(X, y, epsilons, lam)``.
+
+    ``X``, ``y`` and ``lam`` as in :func:`check_data`, ``epsilons`` as :func:`check_epsilons`
+    (one level per point).  The one entry point of every mechanism that takes a privacy
+    profile (PDP-OP, its baselines, the threshold rules).
+    """
+    X = check_features(X)
+    y = check_labels(y, X.shape[0])
+    return X, y, check_epsilons(epsilons, X.shape[0]), None if lam is _ABSENT else check_positive(lam, "lam")

@@ -33,6 +33,11 @@ def test_every_library_dependency_is_pinned_inside_its_range():
         key = re.sub(r"[-_.]+", "-", req.name).lower()
         assert key in pins, f"{req.name} is a dependency of pdp_lib but not pinned in requirements.txt"
         assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"
+    extras = [Requirement(r) for group in project["project"]["optional-dependencies"].values() for r in group]
+    assert {r.name for r in extras} >= {"matplotlib", "myst-nb", "ipython"}     # what pdp_lib.report imports
+    for req in extras:
+        key = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"
     build = [Requirement(r) for r in project["build-system"]["requires"]]
     for req in build:
         assert pins[req.name] in req.specifier, f"build requirement {req} not met by the pin {pins[req.name]}"

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import optimize
 
 from ..mechanism import _weighted_ridge
-from ..validation import check_count, check_features, check_labels, check_positive, check_rng, check_weights
+from ..validation import check_data, check_count, check_features, check_rng
 
 __all__ = ["ReplacementGeometry", "WorstNeighbour", "worst_neighbour", "worst_neighbours", "vertex_lower_bound"]
 
@@ -72,11 +72,8 @@ class ReplacementGeometry:
     """
 
     def __init__(self, X, y, weights, lam, indices=None):
-        X = check_features(X)
+        X, y, w, lam = check_data(X, y, weights, lam)
         n, d = X.shape
-        y = check_labels(y, n)
-        w = check_weights(weights, n)
-        lam = check_positive(lam, "lam")
         self.X, self.y, self.w, self.lam = X, y, w, lam
         self.n, self.d = n, d
         self.indices = _check_indices(indices, n)

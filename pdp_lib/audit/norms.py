@@ -15,7 +15,7 @@ import numpy as np
 from scipy import optimize
 
 from ..mechanism import _weighted_ridge, weighted_ridge
-from ..validation import check_count, check_features, check_labels, check_positive, check_rng, check_weights
+from ..validation import check_data, check_count, check_positive, check_rng
 
 __all__ = ["NormSearch", "largest_norm_dataset", "unregularized_solution"]
 
@@ -107,9 +107,6 @@ def unregularized_solution(X, y, weights) -> np.ndarray:
     -------
     numpy.ndarray of shape (d,)
     """
-    X = check_features(X)
-    n, _ = X.shape
-    y = check_labels(y, n)
-    w = check_weights(weights, n)
+    X, y, w, _ = check_data(X, y, weights)
     sw = np.sqrt(w)
     return np.linalg.lstsq(X * sw[:, None], y * sw, rcond=None)[0]

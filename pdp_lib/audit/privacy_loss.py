@@ -17,7 +17,7 @@ import numpy as np
 
 from ..bounds import sensitivity_bound
 from ..mechanism import calibrate
-from ..validation import check_epsilons, check_features, check_finite, check_labels, check_positive
+from ..validation import check_problem, check_finite, check_positive
 from .neighbours import WorstNeighbour, worst_neighbours
 
 __all__ = ["RealizedLoss", "realized_privacy_loss", "log_density_ratio"]
@@ -67,14 +67,11 @@ def realized_privacy_loss(X, y, epsilons, lam, B=None, *, pair=False, n_starts=8
     -------
     RealizedLoss
     """
-    X = check_features(X)
-    n, d = X.shape
-    y = check_labels(y, n)
-    eps = check_epsilons(epsilons, n)
-    cal = calibrate(eps, lam, d, B)
+    X, y, eps, _ = check_problem(X, y, epsilons)
+    cal = calibrate(eps, lam, X.shape[1], B)
     nb = worst_neighbours(X, y, cal.weights, lam, pair=pair, n_starts=n_starts, n_iter=n_iter,
                           rng=rng)
-    bound = cal.eta * sensitivity_bound(cal.weights, lam, d, cal.B)
+    bound = cal.eta * sensitivity_bound(cal.weights, lam, X.shape[1], cal.B)
     return RealizedLoss(loss=cal.eta * nb.distance, epsilons=eps, eta=cal.eta, bound=bound,
                         neighbours=nb)
 
