@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["sci", "sig", "ratio", "percent", "printed_half_unit", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
+__all__ = ["sci", "sig", "ratio_text", "percent_text", "signed_percent", "count_text", "markdown_table",
+           "printed_half_unit", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
 
 MACHINE_ZERO = 1e-20
 """A test loss below this is an exact zero up to floating-point rounding.
@@ -27,12 +28,26 @@ def sig(x, digits: int = 3) -> str:
     return f"{float(x):.{digits}g}"
 
 
-def ratio(x, digits: int = 3) -> str:
-    """A factor or ratio to ``digits`` significant digits, trailing zeros kept: ``1.00``, ``3.60``, ``0.264``."""
-    return f"{float(x):#.{digits}g}"
+def ratio_text(x: float) -> str:
+    """A positive ratio to three significant digits: ``1.00``, ``1.05``, ``241``, ``1.23 × 10⁵``."""
+    x = float(x)
+    return f"{x:#.3g}".rstrip(".") if 1e-2 <= x < 1e3 else sci(x)
 
 
-def percent(x, digits: int = 2) -> str:
+def percent_text(x: float) -> str:
+    """A fraction in ``[0, 1]`` as a percentage: ``5.1%``, ``28%``, ``under 0.01%``, ``over 99.9%``.
+
+    Two significant digits below 10%, whole percents above; the ends say only what is certain.
+    """
+    p = 100 * float(x)
+    if p < 0.01:
+        return "under 0.01%"
+    if p > 99.9:
+        return "over 99.9%"
+    return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
+
+
+def signed_percent(x, digits: int = 2) -> str:
     """The fraction ``x`` as a signed percentage to ``digits`` significant digits: ``+1.5%``, ``−0.015%``.
 
     For a relative difference such as ``a / b - 1``, whose sign is the point; the minus sign is
@@ -40,6 +55,37 @@ def percent(x, digits: int = 2) -> str:
     """
     text = f"{100 * float(x):+.{digits}g}%"
     return text.replace("-", "\u2212")
+
+
+def count_text(n) -> str:
+    """A count with thousands separators: ``100,000``."""
+    if isinstance(n, bool) or not float(n).is_integer():
+        raise ValueError(f"n = {n!r} is outside the allowed range: a whole number")
+    return f"{int(n):,}"
+
+
+def markdown_table(header, rows) -> str:
+    """A Markdown table from already formatted cells: the header, then one line per row.
+
+    Parameters
+    ----------
+    header : sequence of str
+    rows : iterable of sequences of str
+        Each as long as ``header``.
+
+    Raises
+    ------
+    ValueError
+        If a row's length differs from the header's.
+    """
+    header = [str(h) for h in header]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for k, row in enumerate(rows):
+        row = [str(c) for c in row]
+        if len(row) != len(header):
+            raise ValueError(f"rows[{k}] has {len(row)} cells; the header has {len(header)}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def sci(x, digits: int = 3) -> str:

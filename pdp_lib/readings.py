@@ -23,33 +23,14 @@ import pandas as pd
 
 from .experiments.parts import loss_parts
 from .experiments.specs import get_target
-from .formatting import sci
+from .formatting import percent_text, ratio_text
 from .report import band_verdicts
 
-__all__ = ["SHORT_NAMES", "ratio_text", "percent_text", "target_facts"]
+__all__ = ["SHORT_NAMES", "target_facts"]
 
 SHORT_NAMES = {"non_personalized": "np", "jorgensen_max": "jmax", "jorgensen_mean": "jmean"}
 """The other private methods, as the glue keys name them (``t1_np_max``, ``t4_jmax_min``, ...)."""
 
-
-
-def ratio_text(x: float) -> str:
-    """A positive ratio to three significant digits: ``1.00``, ``1.05``, ``241``, ``1.23 × 10⁵``."""
-    x = float(x)
-    return f"{x:#.3g}".rstrip(".") if 1e-2 <= x < 1e3 else sci(x)
-
-
-def percent_text(x: float) -> str:
-    """A fraction in ``[0, 1]`` as a percentage: ``5.1%``, ``28%``, ``under 0.01%``, ``over 99.9%``.
-
-    Two significant digits below 10%, whole percents above; the ends say only what is certain.
-    """
-    p = 100 * float(x)
-    if p < 0.01:
-        return "under 0.01%"
-    if p > 99.9:
-        return "over 99.9%"
-    return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
 
 
 def _first_label(mask: pd.Series, default: str) -> str:

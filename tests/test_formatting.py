@@ -44,7 +44,16 @@ def test_sig(x, expected):
     assert sig(x) == expected
 
 
-def test_ratio_keeps_trailing_zeros_and_percent_shows_the_sign():
-    from pdp_lib.formatting import percent, ratio
-    assert [ratio(1), ratio(3.6), ratio(0.26413), ratio(1234.5)] == ["1.00", "3.60", "0.264", "1.23e+03"]
-    assert percent(-0.00015) == "\u22120.015%" and percent(0.015) == "+1.5%" and percent(0.0) == "+0%"
+def test_ratio_and_percent_texts_by_hand():
+    from pdp_lib.formatting import count_text, markdown_table, percent_text, ratio_text, signed_percent
+    assert [ratio_text(1), ratio_text(3.6), ratio_text(0.26413), ratio_text(241.26)] == ["1.00", "3.60", "0.264", "241"]
+    assert ratio_text(1.2e5) == "1.20 × 10⁵" and ratio_text(4.78e-7) == "4.78 × 10⁻⁷"
+    assert percent_text(0.0512) == "5.1%" and percent_text(0.283) == "28%"
+    assert percent_text(3.5e-10) == "under 0.01%" and percent_text(0.99999) == "over 99.9%"
+    assert signed_percent(-0.00015) == "\u22120.015%" and signed_percent(0.015) == "+1.5%" and signed_percent(0.0) == "+0%"
+    assert count_text(100000) == "100,000" and count_text(3.0) == "3"
+    with pytest.raises(ValueError, match="n = 2.5"):
+        count_text(2.5)
+    assert markdown_table(["a", "b"], [["1", "2"], ["x", ""]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n| x |  |"
+    with pytest.raises(ValueError, match=r"rows\[0\] has 1 cells"):
+        markdown_table(["a", "b"], [["1"]])
