@@ -23,12 +23,17 @@ Clopper--Pearson lower bounds on ``epsilon``   (:func:`sample_mechanism`,
                                                :func:`threshold_audit`, ...)
 exact output density of Jorgensen et al.'s     :mod:`~pdp_lib.audit.jorgensen`
 sampling baseline                              (:func:`jorgensen_log_density`)
+which outputs a centre can produce bit for     :mod:`~pdp_lib.audit.floating_point`
+bit: the textbook Laplace sampler and the      (:func:`textbook_laplace`,
+library's sampler in d = 1                     :func:`textbook_reachable`,
+                                               :func:`exponential_ziggurat`,
+                                               :func:`library_reachability`)
 =============================================  ==============================================
 
 Derived and used in the book's chapters *Sensitivity of the weighted ridge solution*
 (``book/sensitivity.ipynb``: norms, neighbours), *Privacy of PDP-OP*
 (``book/privacy.ipynb``: privacy loss, black-box audits) and *What the guarantee does not
-cover* (``book/limits.ipynb``: privacy loss, Jorgensen's density).
+cover* (``book/limits.ipynb``: privacy loss, Jorgensen's density, floating point).
 """
 
 from __future__ import annotations
@@ -41,6 +46,14 @@ from .blackbox import (
     projection_scores,
     sample_mechanism,
     threshold_audit,
+)
+from .floating_point import (
+    ExponentialZiggurat,
+    Reachability,
+    exponential_ziggurat,
+    library_reachability,
+    textbook_laplace,
+    textbook_reachable,
 )
 from .jorgensen import jorgensen_log_density
 from .neighbours import (
@@ -74,4 +87,10 @@ __all__ = [
     "AuditResult",
     "threshold_audit",
     "jorgensen_log_density",
+    "textbook_laplace",
+    "textbook_reachable",
+    "ExponentialZiggurat",
+    "exponential_ziggurat",
+    "Reachability",
+    "library_reachability",
 ]
