@@ -64,7 +64,7 @@ check-site:
 
 # Check the published values (pdp_lib/data/published.csv) cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)
-	PDP_PAPER_TEX=$(PAPER) $(BIN)/python -m pytest tests/test_paper.py -k latex -p no:cacheprovider -rs
+	PDP_PAPER_TEX=$(PAPER) $(BIN)/python -m pytest tests/test_published.py -k latex -p no:cacheprovider -rs
 
 clean:
 	rm -rf _build

@@ -18,10 +18,10 @@ one piece of the paper:
 ``moments``     exact mean and variance of the test losses over the privacy noise
 ``baselines``   non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
 ``threshold``   uniform DP at the best public threshold, and the (non-private) oracle threshold
+``mixtures``    the test loss over runs as an exact mixture, up to its fourth moment
+``threshold``   uniform DP at a threshold; ``personalization`` PDP-OP against it, part by part
 ``experiments`` one vectorized engine for every table and figure; targets as data
-``report``      rebuilt tables and figures beside the published values
-``paper``       the published values of Tables 1-14 (for side-by-side display only)
-``reference``   the authors' raw outputs and their agreement with the paper
+``replication`` the published values, the authors' outputs, verdicts, readings and rendering
 """
 
 from __future__ import annotations
@@ -69,16 +69,16 @@ _EXPORTS = {
     "DomainScaler": "preprocessing",
     "scale_to_domain": "preprocessing",
     "scale_labels": "preprocessing",
-    "TABLES": "paper",
-    "published_table": "paper",
-    "published_cells": "paper",
-    "caption": "paper",
-    "bold_cells": "paper",
-    "load_reference": "reference",
-    "reference_table": "reference",
-    "compare_published_with_reference": "reference",
-    "agreement_summary": "reference",
-    "disagreements": "reference",
+    "TABLES": "experiments.published",
+    "published_table": "experiments.published",
+    "published_cells": "experiments.published",
+    "caption": "experiments.published",
+    "bold_cells": "experiments.published",
+    "load_reference": "replication.authors",
+    "reference_table": "replication.authors",
+    "compare_published_with_reference": "replication.authors",
+    "agreement_summary": "replication.authors",
+    "disagreements": "replication.authors",
     "LossMoments": "moments",
     "QuadraticLoss": "moments",
     "loss_moments": "moments",
@@ -96,7 +96,11 @@ _EXPORTS = {
     "best_public_threshold": "threshold",
     "oracle_threshold": "threshold",
 }
-_SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting", "losses", "mechanism", "moments", "paper", "preprocessing", "profiles", "reference", "report", "threshold", "validation")
+_SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
+               "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
+               "replication", "threshold", "validation")
+# Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
+_DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
 
 __all__ = [*_EXPORTS, *(m for m in _SUBMODULES if m in ("accuracy", "audit", "experiments",))]
 
@@ -105,7 +109,7 @@ def __getattr__(name: str):
     """Import the module behind a public name on first access (PEP 562)."""
     if name in _EXPORTS:
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    elif name in _SUBMODULES:
+    elif name in _SUBMODULES or name in _DEPRECATED:
         value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -245,14 +245,13 @@ def test_reproduce_shape_determinism_and_paper_column():
     b = reproduce("table-9", runs=40, seed=5)
     c = reproduce("table-9", runs=40, seed=6)
     assert list(a.columns) == ["param", "column", "value", "low", "high", "paper", "se",
-                               "low_draws", "high_draws"]
+                               "low_draws", "high_draws", "spread"]
     assert len(a) == 6 * 4
     assert a.equals(b)
     assert not np.allclose(a["value"], c["value"])
     assert a["low"].isna().all() and a["high"].isna().all()
-    if pytest.importorskip("pdp_lib.paper"):
-        row = a[(a.param == "0.1") & (a.column == "unreg_pdp_op")].iloc[0]
-        assert row.paper == pytest.approx(9.02e-3)
+    row = a[(a.param == "0.1") & (a.column == "unreg_pdp_op")].iloc[0]
+    assert row.paper == pytest.approx(9.02e-3)
 
 
 def test_targets_of_one_experiment_share_their_draws():

@@ -34,7 +34,7 @@ def test_every_library_dependency_is_pinned_inside_its_range():
         assert key in pins, f"{req.name} is a dependency of pdp_lib but not pinned in requirements.txt"
         assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"
     extras = [Requirement(r) for group in project["project"]["optional-dependencies"].values() for r in group]
-    assert {r.name for r in extras} >= {"matplotlib", "myst-nb", "ipython"}     # what pdp_lib.report imports
+    assert {r.name for r in extras} >= {"matplotlib", "myst-nb", "ipython"}     # what pdp_lib.replication.rendering imports
     for req in extras:
         key = re.sub(r"[-_.]+", "-", req.name).lower()
         assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"

@@ -1,16 +1,16 @@
-"""pdp_lib.readings and pdp_lib.experiments.parts: the numbers the readings cite, against independent truths."""
+"""pdp_lib.replication.readings and pdp_lib.experiments.parts: the numbers the readings cite, against independent truths."""
 
 import numpy as np
 import pytest
 
-from pdp_lib import readings, report
+from pdp_lib.replication import readings, rendering
 from pdp_lib.experiments import draw_data, draw_profile, get_target, loss_parts, reproduce, settings, training_points
 from pdp_lib.formatting import printed_half_unit, ratio_text
 from pdp_lib.mechanism import calibrate, pdp_op
 
 
 def test_prefixes_by_hand():
-    assert report.prefix("table-14") == "t14" and report.prefix("figure-3") == "f3"
+    assert rendering.prefix("table-14") == "t14" and rendering.prefix("figure-3") == "f3"
 
 
 def test_loss_parts_sum_to_the_engine_and_match_monte_carlo():

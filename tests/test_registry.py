@@ -17,7 +17,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from pdp_lib import paper, reference, report
+from pdp_lib.experiments import published
+from pdp_lib.replication import authors, rendering
 from pdp_lib.experiments import draw_data, reproduce, specs
 from pdp_lib.experiments.draws import DATASETS, SYNTHETIC_D, SYNTHETIC_N
 from pdp_lib.profiles import ProfileSpec
@@ -54,7 +55,7 @@ def test_the_registry_parses_and_lists_every_target_once():
     assert list(specs.PAPER_TARGET_NAMES) == names and list(specs.BEYOND_TARGET_NAMES) == beyond
     assert specs.SWEEPS == SWEEPS
     assert dict(specs.load_registry().targets) == specs.TARGETS
-    assert paper.PARAMETERS == SWEEPS
+    assert published.PARAMETERS == SWEEPS
 
 
 @pytest.mark.parametrize("name", specs.PAPER_TARGET_NAMES)
@@ -69,7 +70,7 @@ def test_every_target_is_complete_and_consistent(name):
     assert len(set(spec.param_labels)) == len(spec.param_labels) >= 5
     assert list(spec.sweep_values) == sorted(spec.sweep_values)
     assert isinstance(spec.profile, ProfileSpec) and spec.profile.validate()
-    assert spec.caption and spec.source_csv in reference.REFERENCE_FILES.values()
+    assert spec.caption and spec.source_csv in authors.REFERENCE_FILES.values()
     # the caption's fixed parameters are those of the rebuild
     fixed = entry["fixed"]
     assert (spec.lam is None) == (spec.sweep == "lam") and fixed.get("lam") == spec.lam
@@ -105,7 +106,7 @@ def test_figures_have_no_published_cells():
     assert len(figures) == 18
     numbers = set(_published_cells())
     for spec in figures:
-        assert paper.published(spec.name) is None
+        assert published.published(spec.name) is None
         assert specs.REGISTRY.entries[spec.name].get("params") == spec.param_labels
     assert numbers == set(range(1, 15))
 
@@ -115,9 +116,9 @@ def test_figures_have_no_published_cells():
 def test_every_shipped_file_is_described_and_holds_the_values_listed():
     shipped = {p.name for p in resources.files("pdp_lib").joinpath("data/reference").iterdir()
                if p.name.endswith(".csv")}
-    assert shipped == set(reference.REFERENCE_FILES.values())
+    assert shipped == set(authors.REFERENCE_FILES.values())
     for key, f in specs.REGISTRY.files.items():
-        frame = reference.load_reference(key)
+        frame = authors.load_reference(key)
         for param, v in f["varies"].items():
             held = np.unique(np.round(frame[v["column"]].to_numpy(float) / v["scale"], 10))
             assert held.tolist() == sorted(v["values"]), (key, param)
@@ -126,9 +127,9 @@ def test_every_shipped_file_is_described_and_holds_the_values_listed():
 @pytest.mark.parametrize("name", specs.PAPER_TARGET_NAMES)
 def test_the_authors_file_holds_every_sweep_value_the_target_claims(name):
     spec = specs.get_target(name)
-    frame = reference.load_reference(spec.source_csv)
-    reading = reference.file_reading(spec)
-    assert reference.REFERENCE_FILES[reading.key] == spec.source_csv
+    frame = authors.load_reference(spec.source_csv)
+    reading = authors.file_reading(spec)
+    assert authors.REFERENCE_FILES[reading.key] == spec.source_csv
     mask = np.ones(len(frame), dtype=bool)
     for column, value in reading.select.items():
         mask &= np.isclose(frame[column].to_numpy(float), value, rtol=1e-9, atol=1e-12)
@@ -136,13 +137,13 @@ def test_the_authors_file_holds_every_sweep_value_the_target_claims(name):
     for value in spec.sweep_values:
         assert np.isclose(swept, value * reading.scale, rtol=1e-9, atol=1e-12).sum() == 1, (name, value)
     for column in spec.columns:
-        assert reference.reference_column(column, spec.statistic) in frame, (name, column)
+        assert authors.reference_column(column, spec.statistic) in frame, (name, column)
 
 
 def test_only_table_11_is_not_sourced():
     unsourced = [n for n, e in specs.REGISTRY.entries.items() if not e["sourced"]]
     assert unsourced == ["table-11"]
-    assert reference.TABLE_SOURCES[11].file is None and reference.reference_table(11) is None
+    assert authors.TABLE_SOURCES[11].file is None and authors.reference_table(11) is None
 
 
 # ----------------------------------------------------------------------------- checks of an entry
@@ -216,25 +217,25 @@ def test_a_new_figure_and_table_are_one_entry_each_plus_cells(monkeypatch):
     cells = "".join(f"15,{p},{c},{t},{int(c.endswith('pdp_op'))}\n"
                     for p, t in (("0.1", "1.00"), ("0.3", "2.50 × 10⁻¹"))
                     for c in registry.targets["table-15"].columns)
-    tables = paper.load_tables(registry, _data("published.csv") + cells)
+    tables = published.load_tables(registry, _data("published.csv") + cells)
     monkeypatch.setattr(specs, "TARGETS", dict(registry.targets))
-    monkeypatch.setattr(paper, "TABLES", tables)
+    monkeypatch.setattr(published, "TABLES", tables)
 
     figure = reproduce("figure-19", runs=5, seed=1)
     assert len(figure) == 10 * 2 and figure["paper"].isna().all()
-    ref = report.reference_series("figure-19")
+    ref = rendering.reference_series("figure-19")
     assert list(ref.columns) == ["unreg_pdp_op", "reg_pdp_op"] and list(ref.index) == list(registry.files[
         "medical_eps"]["varies"]["eps_m"]["values"])
-    assert report.loss_table_markdown("figure-19", figure, "unreg").startswith("| $\\varepsilon_m$ | PDP-OP |")
+    assert rendering.loss_table_markdown("figure-19", figure, "unreg").startswith("| $\\varepsilon_m$ | PDP-OP |")
 
     table = reproduce("table-15", runs=5, seed=1)
     assert table.set_index(["param", "column"])["paper"].to_dict() == {
         (p, c): v for p, v in (("0.1", 1.0), ("0.3", 0.25)) for c in registry.targets["table-15"].columns}
-    assert paper.published_table(15).index.name == "f_c"
-    assert paper.bold_cells(15) == [("0.1", "unreg_pdp_op"), ("0.1", "reg_pdp_op"),
+    assert published.published_table(15).index.name == "f_c"
+    assert published.bold_cells(15) == [("0.1", "unreg_pdp_op"), ("0.1", "reg_pdp_op"),
                                     ("0.3", "unreg_pdp_op"), ("0.3", "reg_pdp_op")]
     # the rebuilt table's cells against the printed ones
-    assert "<small>" in report.loss_table_markdown("table-15", table, "reg")
+    assert "<small>" in rendering.loss_table_markdown("table-15", table, "reg")
 
 
 @pytest.mark.parametrize("name", specs.BEYOND_TARGET_NAMES)

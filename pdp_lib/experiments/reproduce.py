@@ -11,7 +11,7 @@ for all the ``lambda`` values the targets need.
 ``high`` are the 2.5% and 97.5% quantiles of ``value`` over ``replicates`` independent draws
 of what the paper drew at random (:mod:`pdp_lib.experiments.draws`; replicate 0 is the main
 draw), including the Monte Carlo error of the paper's 10,000-run averages, empty (NaN) when
-``replicates == 1``; ``paper`` is the published value (:mod:`pdp_lib.paper`; NaN for figures).
+``replicates == 1``; ``paper`` is the published value (:mod:`pdp_lib.experiments.published`; NaN for figures).
 The defaults are the book's (:mod:`pdp_lib.experiments.settings`), so the command line and
 the chapters show the same band.
 """
@@ -41,7 +41,7 @@ OUTPUT_COLUMNS = ("param", "column", "value", "low", "high", "paper")
 def published_values(target: str) -> dict:
     """Published values of the table ``target`` as ``{(param_label, column): value}``.
 
-    Read from :mod:`pdp_lib.paper`.  Every cell the target's specification names must be
+    Read from :mod:`pdp_lib.experiments.published`.  Every cell the target's specification names must be
     published and every published cell must be one the specification names: a cell that
     cannot be matched raises a ``LookupError`` naming the target, the table and the cell,
     so that a published value never silently drops out of a comparison.
@@ -54,13 +54,13 @@ def published_values(target: str) -> dict:
     LookupError
         If a published cell and the specification disagree.
     """
-    from .. import paper  # noqa: PLC0415 - the transcription is read only when asked for
+    from . import published  # noqa: PLC0415 - the transcription is read only when asked for
 
     spec = get_target(target)
     if spec.kind != "table":
         raise ValueError(f"target = {target!r} has no published values: the paper prints "
                          f"numbers only for its tables ('table-1' ... 'table-14')")
-    data = paper.published(target)
+    data = published.published(target)
     table = int(target.split("-")[1])
     values = {(str(p), str(c)): float(v)
               for p, c, v in data[["param", "column", "value"]].itertuples(index=False)}

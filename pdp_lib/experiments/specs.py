@@ -7,9 +7,9 @@ parameters, the privacy profile, the statistic, the columns, the captions, the n
 the authors' output file with how to read it.  The file's header documents every field.
 
 This module parses and checks that file (:func:`load_registry`) and gives each target the
-:class:`TargetSpec` that :func:`pdp_lib.experiments.reproduce` rebuilds; :mod:`pdp_lib.paper`
-(the tables as printed), :mod:`pdp_lib.reference` (the authors' files) and
-:func:`pdp_lib.report.reference_series` read their parts of the same :data:`REGISTRY`.
+:class:`TargetSpec` that :func:`pdp_lib.experiments.reproduce` rebuilds; :mod:`pdp_lib.experiments.published`
+(the tables as printed), :mod:`pdp_lib.replication.authors` (the authors' files) and
+:func:`pdp_lib.replication.rendering.reference_series` read their parts of the same :data:`REGISTRY`.
 Adding a table or figure is one entry in the file (and, for a table, its printed cells in
 ``published.csv``); no code changes.
 """

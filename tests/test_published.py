@@ -1,7 +1,7 @@
-"""Tests of pdp_lib.paper: the transcription of the paper's Tables 1-14.
+"""Tests of pdp_lib.experiments.published: the transcription of the paper's Tables 1-14.
 
 The printed cells live in ``pdp_lib/data/published.csv`` and what each table is in the
-registry ``pdp_lib/data/targets.toml``; ``pdp_lib.paper`` joins the two.
+registry ``pdp_lib/data/targets.toml``; ``pdp_lib.experiments.published`` joins the two.
 
 The truths used here are independent of the transcribed data:
 - the LaTeX source, re-read with a regex of this file (when the paper's source is
@@ -26,7 +26,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pdp_lib import paper
+from pdp_lib.experiments import published
+
 from pdp_lib.experiments.specs import REGISTRY
 from pdp_lib.formatting import sci
 
@@ -74,44 +75,44 @@ def _text_to_parts(text):
 # ----------------------------------------------------------------------------- structure
 
 def test_fourteen_tables_numbered_in_order():
-    assert list(paper.TABLES) == list(range(1, 15))
-    assert paper.N_TABLES == 14
-    for k, table in paper.TABLES.items():
+    assert list(published.TABLES) == list(range(1, 15))
+    assert published.N_TABLES == 14
+    for k, table in published.TABLES.items():
         assert table.number == k
         assert table.label == EXPECTED_LABELS[k]
     # tables appear in the LaTeX source in increasing line order
-    lines = [paper.TABLES[k].tex_line for k in range(1, 15)]
+    lines = [published.TABLES[k].tex_line for k in range(1, 15)]
     assert lines == sorted(lines)
     assert lines == [304, 337, 371, 528, 961, 986, 1013, 1041, 1071, 1095, 1121, 1149, 1361, 1396]
 
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_shape_matches_hand_count(k):
-    table = paper.table_spec(k)
+    table = published.table_spec(k)
     assert (len(table.rows), len(table.columns)) == EXPECTED_SHAPES[k]
-    frame = paper.published_table(k)
+    frame = published.published_table(k)
     assert frame.shape == EXPECTED_SHAPES[k]
-    assert len(paper.published_cells(k)) == EXPECTED_SHAPES[k][0] * EXPECTED_SHAPES[k][1]
+    assert len(published.published_cells(k)) == EXPECTED_SHAPES[k][0] * EXPECTED_SHAPES[k][1]
 
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_columns_are_valid(k):
-    table = paper.table_spec(k)
-    assert set(table.columns) <= set(paper.COLUMNS)
+    table = published.table_spec(k)
+    assert set(table.columns) <= set(published.COLUMNS)
     assert len(set(table.columns)) == len(table.columns)
     # printed order follows the design card's order: unregularized group, then regularized
-    order = [paper.COLUMNS.index(c) for c in table.columns]
+    order = [published.COLUMNS.index(c) for c in table.columns]
     assert order == sorted(order)
     for param, cells in table.rows:
         assert list(cells) == list(table.columns), param
-    assert table.param in paper.PARAMETERS
-    assert table.statistic in paper.STATISTICS
-    assert table.dataset in paper.DATASETS
+    assert table.param in published.PARAMETERS
+    assert table.statistic in published.STATISTICS
+    assert table.dataset in published.DATASETS
 
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_column_sets_per_kind_of_table(k):
-    table = paper.table_spec(k)
+    table = published.table_spec(k)
     methods = {c.split("_", 1)[1] for c in table.columns}
     if k in (3, 4):
         assert methods == {"pdp_op", "jorgensen_max", "jorgensen_mean", "non_private"}
@@ -122,7 +123,7 @@ def test_column_sets_per_kind_of_table(k):
 
 
 def test_statistic_and_caption_agree():
-    for k, table in paper.TABLES.items():
+    for k, table in published.TABLES.items():
         says_std = "Standard deviation" in table.caption
         assert (table.statistic == "std") == says_std, k
         assert (table.statistic == "std") == (k in (13, 14))
@@ -130,7 +131,7 @@ def test_statistic_and_caption_agree():
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_fixed_lambda_is_the_one_the_caption_prints(k):
-    table = paper.table_spec(k)
+    table = published.table_spec(k)
     if table.param == "lam":
         assert "lam" not in table.fixed
     else:
@@ -140,13 +141,13 @@ def test_fixed_lambda_is_the_one_the_caption_prints(k):
 
 def test_param_label_names_the_param():
     symbol = {"lam": "(λ)", "eps_c": "(ε_c)", "eps_m": "(ε_m)", "f_c": "(f_c)", "fraction": "(n)"}
-    for k, table in paper.TABLES.items():
+    for k, table in published.TABLES.items():
         assert table.param_label.endswith(symbol[table.param]), (k, table.param_label)
 
 
 def test_captions_are_plain_text():
-    for k, table in paper.TABLES.items():
-        assert table.caption == paper.caption(k)
+    for k, table in published.TABLES.items():
+        assert table.caption == published.caption(k)
         for bad in ("\\", "$", "{", "}", "~"):
             assert bad not in table.caption, (k, bad)
         assert table.caption[0].isupper()
@@ -156,7 +157,7 @@ def test_captions_are_plain_text():
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_values_positive_and_finite(k):
-    frame = paper.published_table(k)
+    frame = published.published_table(k)
     assert frame.notna().all().all()
     values = frame.to_numpy()
     assert ((values > 0) & (values < math.inf)).all()
@@ -164,12 +165,12 @@ def test_values_positive_and_finite(k):
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_each_float_is_the_number_its_text_denotes(k):
-    for param, cells in paper.table_spec(k).rows:
+    for param, cells in published.table_spec(k).rows:
         float(param)  # the first column parses as a number
         for column, cell in cells.items():
             mantissa, exponent = _text_to_parts(cell.text)
             assert cell.value == float(f"{mantissa}e{exponent}"), (k, param, column)
-            assert cell.value == paper.parse_cell(cell.text)
+            assert cell.value == published.parse_cell(cell.text)
             # three significant digits, mantissa in [1, 10), no power of ten in [1, 10)
             assert 1.0 <= float(mantissa) < 10.0
             # the paper's format is the library's display format
@@ -182,14 +183,14 @@ def test_every_line_of_the_data_file_round_trips_through_sci():
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 750
     for row in rows:
-        assert sci(paper.parse_cell(row["text"])) == row["text"], row
+        assert sci(published.parse_cell(row["text"])) == row["text"], row
         assert row["bold"] in ("0", "1")
 
 
 @pytest.mark.parametrize("bad", ["8.5 × 10²", "8.54e2", "8.54 × 10^2", "-1.00", "0", "", None, 8.54])
 def test_parse_cell_rejects_what_the_paper_does_not_print(bad):
     with pytest.raises(ValueError, match="is not a printed cell"):
-        paper.parse_cell(bad)
+        published.parse_cell(bad)
 
 
 def test_missing_or_stray_cells_fail_loudly():
@@ -197,18 +198,18 @@ def test_missing_or_stray_cells_fail_loudly():
     lines = text.splitlines(keepends=True)
     dropped = "".join(line for line in lines if not line.startswith("9,0.2,reg_pdp_op,"))
     with pytest.raises(LookupError, match=r"Table 9: published cells missing \[\('0.2', 'reg_pdp_op'\)\]"):
-        paper.load_tables(cells=dropped)
+        published.load_tables(cells=dropped)
     with pytest.raises(LookupError, match=r"Tables \[15\]"):
-        paper.load_tables(cells=text + "15,1.00,unreg_pdp_op,1.00,1\n")
+        published.load_tables(cells=text + "15,1.00,unreg_pdp_op,1.00,1\n")
     with pytest.raises(ValueError, match="given twice"):
-        paper.load_tables(cells=text + lines[1])
-    assert dict(paper.load_tables(cells=text)) == dict(paper.TABLES)
+        published.load_tables(cells=text + lines[1])
+    assert dict(published.load_tables(cells=text)) == dict(published.TABLES)
 
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_params_are_distinct_and_monotone(k):
-    frame = paper.published_table(k)
-    assert frame.index.name == paper.table_spec(k).param
+    frame = published.published_table(k)
+    assert frame.index.name == published.table_spec(k).param
     assert frame.index.is_unique
     assert frame.index.is_monotonic_increasing
 
@@ -218,22 +219,22 @@ def test_same_run_printed_twice_is_printed_identically():
     # Tables 1/3 (and 2/4) print the PDP-OP losses of the same lambda sweep; the lambdas
     # they share (hand count: 12 of Table 1's 15 with Table 3; all 12 of Table 2's with Table 4)
     for a, b, n_common in ((1, 3, 12), (2, 4, 12)):
-        ta, tb = paper.published_table(a), paper.published_table(b)
+        ta, tb = published.published_table(a), published.published_table(b)
         common = ta.index.intersection(tb.index)
         assert len(common) == n_common
         columns = ["unreg_pdp_op", "reg_pdp_op"]
         pd.testing.assert_frame_equal(ta.loc[common, columns], tb.loc[common, columns])
     # the eps_c sweep at eps_c = 0.01 and the eps_m sweep at eps_m = 0.5 are one configuration
     for a, b in ((5, 7), (6, 8)):
-        row_a = paper.published_table(a).loc[0.01]
-        row_b = paper.published_table(b).loc[0.5]
+        row_a = published.published_table(a).loc[0.01]
+        row_b = published.published_table(b).loc[0.5]
         pd.testing.assert_series_equal(row_a, row_b, check_names=False)
 
 
 def test_non_private_losses_are_below_every_private_one():
     """Tables 3-4: the non-private loss, a lower reference, is below every private method."""
     for k in (3, 4):
-        frame = paper.published_table(k)
+        frame = published.published_table(k)
         for group in ("unreg_", "reg_"):
             private = [c for c in frame.columns if c.startswith(group) and "non_private" not in c]
             assert (frame[private].min(axis=1) > frame[group + "non_private"]).all()
@@ -244,7 +245,7 @@ def test_non_private_losses_are_below_every_private_one():
 def _bold_audit():
     """Rows whose bold cell is not the lowest private method of its group."""
     exceptions = []
-    for k, table in paper.TABLES.items():
+    for k, table in published.TABLES.items():
         for param, cells in table.rows:
             for group in ("unreg", "reg"):
                 in_group = [c for c in table.columns if c.split("_", 1)[0] == group]
@@ -263,10 +264,10 @@ def test_bold_is_the_minimum_except_pinned_errata():
 
 
 def test_bold_cells_accessor():
-    for k in paper.TABLES:
-        frame = paper.published_table(k, what="bold")
+    for k in published.TABLES:
+        frame = published.published_table(k, what="bold")
         assert frame.dtypes.eq(bool).all()
-        listed = paper.bold_cells(k)
+        listed = published.bold_cells(k)
         assert len(listed) == int(frame.to_numpy().sum())
         for param, column in listed:
             assert frame.loc[float(param), column]
@@ -275,9 +276,9 @@ def test_bold_cells_accessor():
 # ----------------------------------------------------------------------------- accessors
 
 def test_published_table_text_and_value_frames_align():
-    for k in paper.TABLES:
-        values = paper.published_table(k)
-        texts = paper.published_table(k, what="text")
+    for k in published.TABLES:
+        values = published.published_table(k)
+        texts = published.published_table(k, what="text")
         assert values.index.equals(texts.index) and list(values.columns) == list(texts.columns)
         for column in values.columns:
             for lam, text in texts[column].items():
@@ -286,7 +287,7 @@ def test_published_table_text_and_value_frames_align():
 
 
 def test_published_cells_long_form():
-    cells = paper.published_cells(3)
+    cells = published.published_cells(3)
     assert list(cells.columns) == [
         "table", "param", "param_value", "column", "text", "value", "bold",
     ]
@@ -296,15 +297,15 @@ def test_published_cells_long_form():
 
 
 def test_returned_frames_are_fresh_copies():
-    frame = paper.published_table(1)
+    frame = published.published_table(1)
     frame.iloc[0, 0] = -1.0
-    assert paper.published_table(1).iloc[0, 0] > 0
+    assert published.published_table(1).iloc[0, 0] > 0
 
 
 def test_transcription_is_read_only():
-    table = paper.TABLES[1]
+    table = published.TABLES[1]
     with pytest.raises(TypeError):
-        paper.TABLES[1] = table  # type: ignore[index]
+        published.TABLES[1] = table  # type: ignore[index]
     with pytest.raises(TypeError):
         table.rows[0][1]["unreg_pdp_op"] = None  # type: ignore[index]
     with pytest.raises(TypeError):
@@ -315,28 +316,28 @@ def test_transcription_is_read_only():
 
 def test_table_number_roundtrip():
     for k, label in EXPECTED_LABELS.items():
-        assert paper.table_number(label) == k
+        assert published.table_number(label) == k
     with pytest.raises(ValueError, match="label = 'tab:nope'"):
-        paper.table_number("tab:nope")
+        published.table_number("tab:nope")
 
 
 @pytest.mark.parametrize("bad", [0, 15, -1])
 def test_bad_table_number_raises_value_error(bad):
     with pytest.raises(ValueError, match=rf"k = {bad} is outside the allowed range \[1, 14\]"):
-        paper.published_table(bad)
+        published.published_table(bad)
     with pytest.raises(ValueError, match=r"\[1, 14\]"):
-        paper.caption(bad)
+        published.caption(bad)
 
 
 @pytest.mark.parametrize("bad", [1.0, "1", True, None])
 def test_non_integer_table_number_raises_type_error(bad):
     with pytest.raises(TypeError, match="k must be an integer"):
-        paper.table_spec(bad)
+        published.table_spec(bad)
 
 
 def test_bad_what_raises():
     with pytest.raises(ValueError, match="what = 'values'"):
-        paper.published_table(1, what="values")
+        published.published_table(1, what="values")
 
 
 # ----------------------------------------------------------------------------- the LaTeX
@@ -389,7 +390,7 @@ def test_transcription_matches_the_latex_cell_by_cell():
     tables = _latex_tables(tex)
     assert [label for label, _ in tables] == [EXPECTED_LABELS[k] for k in range(1, 15)]
     for k, (label, rows) in enumerate(tables, start=1):
-        spec = paper.table_spec(k)
+        spec = published.table_spec(k)
         assert (len(rows), len(rows[0][1])) == EXPECTED_SHAPES[k], label
         assert [p for p, _ in rows] == [p for p, _ in spec.rows], label
         for (param, latex_cells), (_, cells) in zip(rows, spec.rows):
@@ -405,21 +406,21 @@ def test_tex_lines_and_figure_labels_match_the_latex():
                     "and PDP_PAPER_TEX is not set")
     lines = tex.splitlines()
     starts = [i for i, line in enumerate(lines, start=1) if re.match(r"\\begin\{table\*?\}", line)]
-    assert starts == [paper.table_spec(k).tex_line for k in range(1, 15)]
+    assert starts == [published.table_spec(k).tex_line for k in range(1, 15)]
     figure_labels = set(re.findall(r"\\label\{(fig:[^}]+)\}", tex))
     registered = {e["label"] for e in REGISTRY.entries.values() if e["kind"] == "figure"}
     assert len(registered) == 18 and registered <= figure_labels
 
 
 def test_published_targets():
-    frame = paper.published("table-5")
-    pd.testing.assert_frame_equal(frame, paper.published_cells(5))
-    assert paper.published("figure-3") is None
+    frame = published.published("table-5")
+    pd.testing.assert_frame_equal(frame, published.published_cells(5))
+    assert published.published("figure-3") is None
     with pytest.raises(ValueError, match=r"k = 15 is outside the allowed range \[1, 14\]"):
-        paper.published("table-15")
+        published.published("table-15")
     with pytest.raises(ValueError, match=r"figure number 19"):
-        paper.published("figure-19")
+        published.published("figure-19")
     with pytest.raises(ValueError, match="target = 'tab-1'"):
-        paper.published("tab-1")
+        published.published("tab-1")
     with pytest.raises(TypeError):
-        paper.published(1)
+        published.published(1)

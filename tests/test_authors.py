@@ -1,4 +1,4 @@
-"""Tests of pdp_lib.reference: the authors' raw outputs and their agreement with the paper.
+"""Tests of pdp_lib.replication.authors: the authors' raw outputs and their agreement with the paper.
 
 Independent truths used here: the files' MD5 sums (taken when they were copied), their
 shapes, hand-computed roundings, row look-ups written directly with pandas, and the
@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdp_lib import paper, reference
+from pdp_lib.experiments import published
+from pdp_lib.replication import authors
 
 MD5 = {
     "LICENSE-MIT.txt": "4f3f1af63f8a695c4ac44a5419fde740",
@@ -106,32 +107,32 @@ def test_licence_notice_is_kept():
 def test_every_shipped_file_is_registered():
     shipped = {p.name for p in resources.files("pdp_lib").joinpath("data/reference").iterdir()
                if p.name.endswith(".csv")}
-    assert shipped == set(reference.REFERENCE_FILES.values())
-    assert sorted(reference.reference_files()) == sorted(SHAPES)
+    assert shipped == set(authors.REFERENCE_FILES.values())
+    assert sorted(authors.reference_files()) == sorted(SHAPES)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_loader_shapes(name):
-    frame = reference.load_reference(name)
+    frame = authors.load_reference(name)
     assert frame.shape == SHAPES[name]
     assert frame.select_dtypes("number").shape[1] == SHAPES[name][1]
     # the same file by its file name, with and without the extension
-    file_name = reference.REFERENCE_FILES[name]
-    pd.testing.assert_frame_equal(reference.load_reference(file_name), frame)
-    pd.testing.assert_frame_equal(reference.load_reference(file_name[:-4]), frame)
+    file_name = authors.REFERENCE_FILES[name]
+    pd.testing.assert_frame_equal(authors.load_reference(file_name), frame)
+    pd.testing.assert_frame_equal(authors.load_reference(file_name[:-4]), frame)
 
 
 def test_loader_returns_fresh_copies():
-    frame = reference.load_reference("synthetic_lambda")
+    frame = authors.load_reference("synthetic_lambda")
     frame.iloc[0, 0] = -1
-    assert reference.load_reference("synthetic_lambda").iloc[0, 0] == 30
+    assert authors.load_reference("synthetic_lambda").iloc[0, 0] == 30
 
 
 def test_loader_rejects_unknown_names():
     with pytest.raises(ValueError, match="name = 'nope'"):
-        reference.load_reference("nope")
+        authors.load_reference("nope")
     with pytest.raises(TypeError, match="name must be a string"):
-        reference.load_reference(3)
+        authors.load_reference(3)
 
 
 # ----------------------------------------------------------------------------- mapping
@@ -145,24 +146,24 @@ def test_loader_rejects_unknown_names():
     ("reg_non_private", "mean", "type2_nonpriv_loss"),
 ])
 def test_reference_column(column, statistic, expected):
-    assert reference.reference_column(column, statistic) == expected
+    assert authors.reference_column(column, statistic) == expected
 
 
 def test_reference_column_rejects_bad_input():
     with pytest.raises(ValueError, match="column = 'unreg_ols'"):
-        reference.reference_column("unreg_ols")
+        authors.reference_column("unreg_ols")
     with pytest.raises(ValueError, match="statistic = 'median'"):
-        reference.reference_column("unreg_pdp_op", "median")
+        authors.reference_column("unreg_pdp_op", "median")
     with pytest.raises(ValueError, match="no standard deviation"):
-        reference.reference_column("reg_non_private", "std")
+        authors.reference_column("reg_non_private", "std")
 
 
 def test_every_mapped_column_exists_in_its_file():
-    for k, source in reference.TABLE_SOURCES.items():
-        spec = paper.table_spec(k)
-        columns = set(reference.load_reference(source.candidate).columns)
+    for k, source in authors.TABLE_SOURCES.items():
+        spec = published.table_spec(k)
+        columns = set(authors.load_reference(source.candidate).columns)
         for c in spec.columns:
-            assert reference.reference_column(c, spec.statistic) in columns, (k, c)
+            assert authors.reference_column(c, spec.statistic) in columns, (k, c)
         assert source.param_column in columns
         assert set(source.select) <= columns
 
@@ -179,7 +180,7 @@ def test_every_mapped_column_exists_in_its_file():
 def test_file_reading_holds_the_other_parameters_at_the_targets_setting(target, expected):
     """Read off the files' headers by hand: the column of the sweep, the counts of training
     points (80 of 100 synthetic points, 1070 of 1338 Medical Cost rows), the columns held."""
-    key, column, scale, select = reference.file_reading(target)
+    key, column, scale, select = authors.file_reading(target)
     assert (key, column, scale, dict(select)) == expected
 
 
@@ -189,7 +190,7 @@ def test_file_reading_of_an_undescribed_file_raises():
     from pdp_lib.experiments import get_target
 
     with pytest.raises(LookupError, match=r"target 'figure-7': 'other.csv' is not one of the authors' files"):
-        reference.file_reading(replace(get_target("figure-7"), source_csv="other.csv"))
+        authors.file_reading(replace(get_target("figure-7"), source_csv="other.csv"))
 
 
 # ----------------------------------------------------------------------------- rounding
@@ -205,16 +206,16 @@ def test_file_reading_of_an_undescribed_file_raises():
     (2.0, 2.0, 2.0),
 ])
 def test_round_and_truncate_by_hand(x, rounded, truncated):
-    assert reference.round_sig(x) == rounded
-    assert reference.truncate_sig(x) == truncated
+    assert authors.round_sig(x) == rounded
+    assert authors.truncate_sig(x) == truncated
 
 
 # ----------------------------------------------------------------------------- row selection
 
 @pytest.mark.parametrize("k", [k for k in range(1, 15) if k != 11])
 def test_reference_table_has_the_published_shape(k):
-    ref = reference.reference_table(k)
-    pub = paper.published_table(k)
+    ref = authors.reference_table(k)
+    pub = published.published_table(k)
     assert ref.index.equals(pub.index)
     assert list(ref.columns) == list(pub.columns)
     assert ref.notna().all().all()
@@ -223,29 +224,29 @@ def test_reference_table_has_the_published_shape(k):
 
 def test_reference_rows_picked_by_hand():
     """A few look-ups written directly against the files."""
-    syn = reference.load_reference("synthetic_lambda")
+    syn = authors.load_reference("synthetic_lambda")
     row = syn[syn["lamb"] == 1.0].iloc[0]
-    assert reference.reference_table(1).at[1.0, "unreg_pdp_op"] == row["unreg_pp_test_mean"]
-    assert reference.reference_table(13).at[1.0, "reg_jorgensen_mean"] == \
+    assert authors.reference_table(1).at[1.0, "unreg_pdp_op"] == row["unreg_pp_test_mean"]
+    assert authors.reference_table(13).at[1.0, "reg_jorgensen_mean"] == \
         row["reg_jorg_avg_test_std"]
-    assert reference.reference_table(3).at[1.0, "unreg_non_private"] == row["type1_nonpriv_loss"]
+    assert authors.reference_table(3).at[1.0, "unreg_non_private"] == row["type1_nonpriv_loss"]
 
-    eps = reference.load_reference("synthetic_eps")
+    eps = authors.load_reference("synthetic_eps")
     row = eps[np.isclose(eps["eps_c"], 0.3) & (eps["eps_m"] == 0.5) & (eps["lamb"] == 100.0)]
     assert len(row) == 1
-    assert reference.reference_table(5).at[0.3, "reg_non_personalized"] == \
+    assert authors.reference_table(5).at[0.3, "reg_non_personalized"] == \
         row["reg_nonpp_test_mean"].iloc[0]
     row = eps[(eps["eps_c"] == 0.01) & (eps["eps_m"] == 0.35) & (eps["lamb"] == 100.0)]
-    assert reference.reference_table(7).at[0.35, "unreg_non_personalized"] == \
+    assert authors.reference_table(7).at[0.35, "unreg_non_personalized"] == \
         row["unreg_nonpp_test_mean"].iloc[0]
 
-    fc = reference.load_reference("medical_fc")
+    fc = authors.load_reference("medical_fc")
     row = fc[np.isclose(fc["f_c"], 0.6) & (fc["lamb"] == 1.0)]
-    assert reference.reference_table(10).at[0.6, "reg_pdp_op"] == row["reg_pp_test_mean"].iloc[0]
+    assert authors.reference_table(10).at[0.6, "reg_pdp_op"] == row["reg_pp_test_mean"].iloc[0]
 
-    med_n = reference.load_reference("medical_n")
+    med_n = authors.load_reference("medical_n")
     row = med_n[(med_n["N_train_frac"] == 107) & (med_n["lamb"] == 1.0)]
-    assert reference.reference_table(12).at[0.1, "unreg_pdp_op"] == \
+    assert authors.reference_table(12).at[0.1, "unreg_pdp_op"] == \
         row["unreg_pp_test_mean"].iloc[0]
 
 
@@ -253,12 +254,12 @@ def test_reference_rows_picked_by_hand():
 
 @pytest.fixture(scope="module")
 def summary():
-    return reference.agreement_summary()
+    return authors.agreement_summary()
 
 
 @pytest.mark.parametrize("k", range(1, 15))
 def test_agreement_per_table_is_pinned(k, summary):
-    cmp = reference.compare_published_with_reference(k)
+    cmp = authors.compare_published_with_reference(k)
     sourced = int(cmp["agree"].notna().sum())
     agree = int(cmp["agree"].fillna(False).sum())
     agree_t = int(cmp["agree_truncated"].fillna(False).sum())
@@ -283,7 +284,7 @@ def test_the_authors_rounded_rather_than_truncated(summary):
 
 
 def test_disagreeing_cells_are_the_pinned_errata():
-    found = reference.disagreements()
+    found = authors.disagreements()
     listed = [(r.table, r.param, r.column, r.discrepancy, r.reference_text)
               for r in found.itertuples()]
     assert listed == ERRATA
@@ -292,7 +293,7 @@ def test_disagreeing_cells_are_the_pinned_errata():
 
 
 def test_comparison_columns():
-    cmp = reference.compare_published_with_reference(3)
+    cmp = authors.compare_published_with_reference(3)
     assert list(cmp.columns) == [
         "table", "param", "param_value", "column", "published", "published_text", "bold",
         "reference", "reference_rounded", "reference_text", "agree", "agree_truncated",
@@ -308,8 +309,8 @@ def test_comparison_columns():
 def test_pdp_op_is_lowest_in_the_authors_outputs():
     """The paper's bold claim holds in the authors' raw values, including Table 3, lambda = 25
     where the printed numbers contradict it (a misprint, not a result)."""
-    for k, source in reference.TABLE_SOURCES.items():
-        ref = reference.reference_table(k)
+    for k, source in authors.TABLE_SOURCES.items():
+        ref = authors.reference_table(k)
         if ref is None:
             continue
         for group in ("unreg_", "reg_"):
@@ -321,10 +322,10 @@ def test_pdp_op_is_lowest_in_the_authors_outputs():
 
 @pytest.mark.parametrize("k", [5, 6, 7, 8, 9, 10, 12])
 def test_caption_lambda_is_the_matching_lambda(k):
-    source = reference.TABLE_SOURCES[k]
-    assert source.caption_lambda == paper.table_spec(k).fixed["lam"]
-    assert reference.best_matching_lambda(k) == source.matched_lambda == source.caption_lambda
-    counts = reference.lambda_agreement(k)
+    source = authors.TABLE_SOURCES[k]
+    assert source.caption_lambda == published.table_spec(k).fixed["lam"]
+    assert authors.best_matching_lambda(k) == source.matched_lambda == source.caption_lambda
+    counts = authors.lambda_agreement(k)
     sourced, agree, _ = AGREEMENT[k]
     assert counts.max() == agree
     # at the matching lambda the file reproduces the table; at no other lambda does it come close
@@ -332,25 +333,25 @@ def test_caption_lambda_is_the_matching_lambda(k):
 
 
 def test_table_11_has_no_source():
-    assert reference.reference_table(11) is None
-    assert reference.TABLE_SOURCES[11].file is None
-    cmp = reference.compare_published_with_reference(11)
+    assert authors.reference_table(11) is None
+    assert authors.TABLE_SOURCES[11].file is None
+    cmp = authors.compare_published_with_reference(11)
     assert (cmp["discrepancy"] == "no source").all() and cmp["agree"].isna().all()
     # at both lambdas the candidate file holds, no published cell agrees
-    counts = reference.lambda_agreement(11)
+    counts = authors.lambda_agreement(11)
     assert counts.to_dict() == {50.0: 0, 100.0: 0}
-    assert reference.best_matching_lambda(11) is None
+    assert authors.best_matching_lambda(11) is None
 
 
 def test_table_11_matches_no_row_of_its_candidate_file():
     """Not even a misaligned row: only two of the 40 published values occur anywhere in the
     mapped columns of the file, and at rows of other training sizes (chance coincidences)."""
-    spec = paper.table_spec(11)
-    frame = reference.load_reference(reference.TABLE_SOURCES[11].candidate)
+    spec = published.table_spec(11)
+    frame = authors.load_reference(authors.TABLE_SOURCES[11].candidate)
     hits = []
     for param, cells in spec.rows:
         for column in spec.columns:
-            rounded = frame[reference.reference_column(column)].map(reference.round_sig)
+            rounded = frame[authors.reference_column(column)].map(authors.round_sig)
             rows = frame.loc[rounded == cells[column].value, ["N_train_frac", "lamb"]]
             hits += [(param, column, int(n), float(lam)) for n, lam in rows.to_numpy()]
     assert hits == [
@@ -362,13 +363,13 @@ def test_table_11_matches_no_row_of_its_candidate_file():
 def test_lambda_agreement_rejects_lambda_sweeps():
     for k in (1, 2, 3, 4, 13, 14):
         with pytest.raises(ValueError, match=rf"k = {k} sweeps lambda"):
-            reference.lambda_agreement(k)
+            authors.lambda_agreement(k)
 
 
 def test_bad_table_numbers():
     with pytest.raises(ValueError, match=r"k = 0 is outside the allowed range \[1, 14\]"):
-        reference.reference_table(0)
+        authors.reference_table(0)
     with pytest.raises(ValueError, match=r"k = 15 is outside the allowed range \[1, 14\]"):
-        reference.compare_published_with_reference(15)
+        authors.compare_published_with_reference(15)
     with pytest.raises(TypeError):
-        reference.reference_table(2.0)
+        authors.reference_table(2.0)

@@ -1,4 +1,4 @@
-"""Tests of pdp_lib.fidelity against hand computations, closed forms and Monte Carlo."""
+"""Tests of pdp_lib.replication.misses against hand computations, closed forms and Monte Carlo."""
 
 import math
 
@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from pdp_lib import calibrate, fidelity, mixtures, weighted_ridge
+from pdp_lib import calibrate, mixtures, weighted_ridge
+from pdp_lib.replication import misses as misses_module
 from pdp_lib.experiments.mixtures import method_mixtures
 from pdp_lib.formatting import printed_half_unit
 from pdp_lib.experiments import draw_data, draw_profile, reproduce, training_points
@@ -48,11 +49,11 @@ def test_printed_half_unit_other_digits_and_bad_values():
 
 
 def test_bonferroni_z_by_hand():
-    assert fidelity.bonferroni_z(1) == pytest.approx(1.959964, abs=1e-6)          # 2.5% each side
-    assert fidelity.bonferroni_z(2) == pytest.approx(stats.norm.ppf(1 - 0.0125))   # 1.25% each side
-    assert fidelity.bonferroni_z(10, level=0.9) == pytest.approx(stats.norm.ppf(1 - 0.005))
+    assert misses_module.bonferroni_z(1) == pytest.approx(1.959964, abs=1e-6)          # 2.5% each side
+    assert misses_module.bonferroni_z(2) == pytest.approx(stats.norm.ppf(1 - 0.0125))   # 1.25% each side
+    assert misses_module.bonferroni_z(10, level=0.9) == pytest.approx(stats.norm.ppf(1 - 0.005))
     with pytest.raises(ValueError, match="level"):
-        fidelity.bonferroni_z(3, level=1.0)
+        misses_module.bonferroni_z(3, level=1.0)
 
 
 # --------------------------------------------------------------------------- the loss over runs
@@ -188,9 +189,9 @@ def test_implied_u_round_trip_mean_and_std():
     X, y = _test_set()
     poly = mixtures.loss_mixture(QuadraticLoss(X, y), np.array([0.1, 0.2, 0.3, 0.4]), 4.0).polynomial()
     for u in (0.3, 1.0, 2.7):
-        assert fidelity.implied_u(poly.mean(u), poly, "mean") == pytest.approx(u, rel=1e-10)
-        assert fidelity.implied_u(np.sqrt(poly.var(u)), poly, "std") == pytest.approx(u, rel=1e-10)
-    assert fidelity.implied_u(poly.m0 / 2, poly, "mean") < 0          # below the noiseless loss
+        assert misses_module.implied_u(poly.mean(u), poly, "mean") == pytest.approx(u, rel=1e-10)
+        assert misses_module.implied_u(np.sqrt(poly.var(u)), poly, "std") == pytest.approx(u, rel=1e-10)
+    assert misses_module.implied_u(poly.m0 / 2, poly, "mean") < 0          # below the noiseless loss
 
 
 def test_implied_interval_is_the_image_of_the_printed_rounding():
@@ -200,11 +201,11 @@ def test_implied_interval_is_the_image_of_the_printed_rounding():
     poly = mix.polynomial()
     P = float(f"{float(poly.mean(1.0)):.3g}")
     h = printed_half_unit(P)
-    low, high = fidelity.implied_interval(P, mix, "mean", 100.0, runs=10_000, z=0.0)
-    assert low == pytest.approx(100 / np.sqrt(fidelity.implied_u(P + h, poly)), rel=1e-12)
-    assert high == pytest.approx(100 / np.sqrt(fidelity.implied_u(P - h, poly)), rel=1e-12)
-    assert low <= 100.0 * np.sqrt(1.0 / fidelity.implied_u(P, poly)) <= high
-    wider = fidelity.implied_interval(P, mix, "mean", 100.0, runs=10_000, z=3.0)
+    low, high = misses_module.implied_interval(P, mix, "mean", 100.0, runs=10_000, z=0.0)
+    assert low == pytest.approx(100 / np.sqrt(misses_module.implied_u(P + h, poly)), rel=1e-12)
+    assert high == pytest.approx(100 / np.sqrt(misses_module.implied_u(P - h, poly)), rel=1e-12)
+    assert low <= 100.0 * np.sqrt(1.0 / misses_module.implied_u(P, poly)) <= high
+    wider = misses_module.implied_interval(P, mix, "mean", 100.0, runs=10_000, z=3.0)
     assert wider[0] < low and wider[1] > high
 
 
@@ -212,14 +213,14 @@ def test_implied_interval_of_an_unreachable_value_is_empty():
     X, y = _test_set()
     mix = mixtures.loss_mixture(QuadraticLoss(X, y), np.array([0.1, 0.2, 0.3, 0.4]), 0.5)
     below = float(mix.polynomial().m0) / 10
-    assert all(np.isnan(fidelity.implied_interval(below, mix, "mean", 1.0, runs=10_000, z=2.0)))
+    assert all(np.isnan(misses_module.implied_interval(below, mix, "mean", 1.0, runs=10_000, z=2.0)))
 
 
 def test_common_interval_by_hand():
-    assert fidelity.common_interval([(1, 5), (2, 6), (0, 4)]) == (2.0, 4.0)
-    assert all(np.isnan(fidelity.common_interval([(1, 2), (3, 4)])))
-    assert all(np.isnan(fidelity.common_interval([(1, 2), (np.nan, np.nan)])))
-    assert fidelity.common_interval([(1, np.inf), (2, 3)]) == (2.0, 3.0)
+    assert misses_module.common_interval([(1, 5), (2, 6), (0, 4)]) == (2.0, 4.0)
+    assert all(np.isnan(misses_module.common_interval([(1, 2), (3, 4)])))
+    assert all(np.isnan(misses_module.common_interval([(1, 2), (np.nan, np.nan)])))
+    assert misses_module.common_interval([(1, np.inf), (2, 3)]) == (2.0, 3.0)
 
 
 def _medical(fraction=1.0):
@@ -237,7 +238,7 @@ def test_non_personalized_inversion_recovers_the_minimum_exactly():
     eps = draw_profile(draw, DEFAULT_PROFILE, n)
     lams = [0.1, 1.0]
     mix = method_mixtures("non_personalized", X, y, draw.X_test, draw.y_test, eps, lams)
-    ref = fidelity.profile_statistic(eps, "non_personalized")
+    ref = misses_module.profile_statistic(eps, "non_personalized")
     assert ref == eps.min()
     for m_paper in (0.0105, 0.0121, 0.03):
         for lam in lams:
@@ -245,7 +246,7 @@ def test_non_personalized_inversion_recovers_the_minimum_exactly():
             theta = weighted_ridge(X, y, cal.weights, lam)
             exact = float(QuadraticLoss(draw.X_test, draw.y_test).moments(theta, cal.eta).mean)
             printed = float(f"{exact:.3g}")
-            low, high = fidelity.implied_interval(printed, mix["unreg", lam], "mean", ref,
+            low, high = misses_module.implied_interval(printed, mix["unreg", lam], "mean", ref,
                                                   runs=10_000, z=0.0)
             assert low <= m_paper <= high
             assert (high - low) / m_paper < 0.01             # 3 digits fix the minimum to 1%
@@ -258,7 +259,7 @@ def test_pdp_op_inversion_recovers_a_scaled_sum():
     n, d = X.shape
     eps = draw_profile(draw, DEFAULT_PROFILE, n)
     mix = method_mixtures("pdp_op", X, y, draw.X_test, draw.y_test, eps, [0.5])
-    ref = fidelity.profile_statistic(eps, "pdp_op")
+    ref = misses_module.profile_statistic(eps, "pdp_op")
     assert ref == pytest.approx(eps.sum())
     for a in (0.97, 1.05):
         cal = calibrate(a * eps, 0.5, d)
@@ -266,7 +267,7 @@ def test_pdp_op_inversion_recovers_a_scaled_sum():
         loss = QuadraticLoss(draw.X_test, draw.y_test)
         for statistic, value in (("mean", loss.moments(theta, cal.eta).mean),
                                  ("std", loss.moments(theta, cal.eta).std)):
-            low, high = fidelity.implied_interval(float(f"{float(value):.3g}"), mix["unreg", 0.5],
+            low, high = misses_module.implied_interval(float(f"{float(value):.3g}"), mix["unreg", 0.5],
                                                   statistic, ref, runs=10_000, z=0.0)
             assert low <= a * eps.sum() <= high
 
@@ -291,48 +292,48 @@ def test_jorgensen_mixture_matches_the_engine():
 # --------------------------------------------------------------------------- the profile's distribution
 def test_profile_statistic_by_hand():
     eps = np.array([0.1, 0.5, 1.0])
-    assert fidelity.profile_statistic(eps, "pdp_op") == pytest.approx(1.6)
-    assert fidelity.profile_statistic(eps, "non_personalized") == 0.1
+    assert misses_module.profile_statistic(eps, "pdp_op") == pytest.approx(1.6)
+    assert misses_module.profile_statistic(eps, "non_personalized") == 0.1
     keep = (np.expm1(0.1) + np.expm1(0.5)) / np.expm1(1.0) + 1.0
-    assert fidelity.profile_statistic(eps, "jorgensen_max") == pytest.approx(keep)
+    assert misses_module.profile_statistic(eps, "jorgensen_max") == pytest.approx(keep)
     t = 1.6 / 3                                            # mean: 0.1 and 0.5 are below it
     keep = (np.expm1(0.1) + np.expm1(0.5)) / np.expm1(t) + 1.0
-    assert fidelity.profile_statistic(eps, "jorgensen_mean") == pytest.approx(t * keep)
+    assert misses_module.profile_statistic(eps, "jorgensen_mean") == pytest.approx(t * keep)
     with pytest.raises(ValueError, match="method"):
-        fidelity.profile_statistic(eps, "non_private")
+        misses_module.profile_statistic(eps, "non_private")
 
 
 def test_sum_eps_moments_by_hand():
     # n = 100, default profile: 34 conservatives on [0.01, 0.2], 43 mediums on [0.2, 1], 23 at 1.
-    mean, sd = fidelity.sum_eps_moments(DEFAULT_PROFILE, 100)
+    mean, sd = misses_module.sum_eps_moments(DEFAULT_PROFILE, 100)
     assert mean == pytest.approx(34 * 0.105 + 43 * 0.6 + 23)
     assert sd**2 == pytest.approx(34 * 0.19**2 / 12 + 43 * 0.8**2 / 12)
 
 
 def test_statistic_cdf_closed_forms():
     spec, n = DEFAULT_PROFILE, 100
-    mean, _ = fidelity.sum_eps_moments(spec, n)
-    assert fidelity.statistic_cdf(mean, "pdp_op", spec, n) == pytest.approx(0.5)
-    low, high = fidelity.statistic_support("pdp_op", spec, n)
-    assert fidelity.statistic_cdf(low - 1e-9, "pdp_op", spec, n) == 0.0
-    assert fidelity.statistic_cdf(high, "pdp_op", spec, n) == 1.0
+    mean, _ = misses_module.sum_eps_moments(spec, n)
+    assert misses_module.statistic_cdf(mean, "pdp_op", spec, n) == pytest.approx(0.5)
+    low, high = misses_module.statistic_support("pdp_op", spec, n)
+    assert misses_module.statistic_cdf(low - 1e-9, "pdp_op", spec, n) == 0.0
+    assert misses_module.statistic_cdf(high, "pdp_op", spec, n) == 1.0
     # min: 1 - (1 - (x - eps_c)/(eps_m - eps_c))^34, by hand at x = 0.0119
-    assert fidelity.statistic_cdf(0.0119, "non_personalized", spec, n) == pytest.approx(1 - (1 - 0.01) ** 34)
+    assert misses_module.statistic_cdf(0.0119, "non_personalized", spec, n) == pytest.approx(1 - (1 - 0.01) ** 34)
     degenerate = ProfileSpec(f_c=0.5, f_m=0.3, eps_c=0.5, eps_m=0.5, eps_l=1.0)
-    assert fidelity.statistic_cdf(0.5, "non_personalized", degenerate, n) == 1.0
-    assert fidelity.statistic_cdf(0.49, "non_personalized", degenerate, n) == 0.0
+    assert misses_module.statistic_cdf(0.5, "non_personalized", degenerate, n) == 1.0
+    assert misses_module.statistic_cdf(0.49, "non_personalized", degenerate, n) == 0.0
 
 
 @pytest.mark.parametrize("method", ["pdp_op", "non_personalized", "jorgensen_max", "jorgensen_mean"])
 def test_statistic_cdf_against_simulated_profiles(method):
     spec, n, draws = ProfileSpec(f_c=0.54, f_m=0.37, eps_c=0.01, eps_m=0.5, eps_l=1.0), 80, 4000
     gen = _rng(7, len(method))
-    sample = np.array([fidelity.profile_statistic(privacy_profile(n, spec, rng=gen), method)
+    sample = np.array([misses_module.profile_statistic(privacy_profile(n, spec, rng=gen), method)
                        for _ in range(draws)])
     for q in (0.1, 0.5, 0.9):
         x = float(np.quantile(sample, q))
         # the cdf at the simulated q-quantile is q, up to the sampling error of a quantile
-        assert abs(fidelity.statistic_cdf(x, method, spec, n) - q) <= Z_MAX * np.sqrt(q * (1 - q) / draws) + 0.01
+        assert abs(misses_module.statistic_cdf(x, method, spec, n) - q) <= Z_MAX * np.sqrt(q * (1 - q) / draws) + 0.01
 
 
 # --------------------------------------------------------------------------- every miss
@@ -347,13 +348,13 @@ def test_explain_misses_rules_on_hand_made_bands():
     j = table.index[(table["param"] == "0.50") & (table["column"] == "reg_pdp_op")][0]
     p = table.loc[j, "paper"]
     table.loc[j, ["low", "high"]] = (p * (1 + 1e-4), p * (1 + 1e-4))       # inside the rounding
-    misses, groups = fidelity.explain_misses({"table-5": table}, seed=2024, replicates=2, rounding=False)
+    misses, groups = misses_module.explain_misses({"table-5": table}, seed=2024, replicates=2, rounding=False)
     by_cell = {(r.param, r.column): r.cause for r in misses.itertuples(index=False)}
     assert by_cell == {("0.30", "reg_non_personalized"): "misprint",
                        ("0.50", "reg_pdp_op"): "printed rounding"}
     assert groups.empty
     # judged with its printed rounding, the second cell is no miss at all
-    misses, _ = fidelity.explain_misses({"table-5": table}, seed=2024, replicates=2)
+    misses, _ = misses_module.explain_misses({"table-5": table}, seed=2024, replicates=2)
     assert {(r.param, r.column): r.cause for r in misses.itertuples(index=False)} == {
         ("0.30", "reg_non_personalized"): "misprint"}
 
@@ -362,8 +363,8 @@ def test_explain_misses_medical_cost_non_personalized_is_one_draw():
     # Table 2 rebuilt with 3 replicates: its non-personalized column lies outside the band, and
     # one minimum explains all 24 published cells (the chapter's Table 2 inversion).
     table = reproduce("table-2", replicates=3)
-    misses, groups = fidelity.explain_misses({"table-2": table}, seed=2024, replicates=3)
-    assert set(misses["cause"]) <= set(fidelity.CAUSES)
+    misses, groups = misses_module.explain_misses({"table-2": table}, seed=2024, replicates=3)
+    assert set(misses["cause"]) <= set(misses_module.CAUSES)
     nonpers = misses[misses["column"].str.endswith("non_personalized")]
     assert len(nonpers) > 0 and (nonpers["cause"] == "one profile draw").all()
     g = groups[groups["method"] == "non_personalized"].iloc[0]
@@ -374,8 +375,8 @@ def test_explain_misses_medical_cost_non_personalized_is_one_draw():
 
 def test_paper_draws_selects_by_dataset_and_method():
     tables = {"table-2": reproduce("table-2"), "table-5": reproduce("table-5", runs=50)}
-    every = fidelity.paper_draws(tables)
-    med = fidelity.paper_draws(tables, dataset="medical_cost", methods=("pdp_op",))
+    every = misses_module.paper_draws(tables)
+    med = misses_module.paper_draws(tables, dataset="medical_cost", methods=("pdp_op",))
     assert len(med) == 1 and med[0][3] == "pdp_op" and med[0] in every
     # Table 2 sweeps lambda (one draw per method); Table 5 draws one profile per row (7 rows)
     assert len(every) == 2 + 2 * 7
