@@ -68,6 +68,10 @@ def test_fixed_cells_are_judged_to_the_printed_digits_and_counted_apart():
     assert not v["sharp"].iloc[:2].any()
     h = verdicts.fidelity_headline(v)
     assert (h["fixed"], h["fixed_inside"], h["sharp"] + h["loose"]) == (2, 1, 1)
+    # rows of several tables, whose index labels repeat: each row is counted once
+    both = pd.concat([v, verdicts.band_verdicts(CELLS)])
+    h = verdicts.fidelity_headline(both)
+    assert (h["fixed"], h["sharp"] + h["loose"], h["machine_zero"]) == (2, 1 + 3, 1)
 
 
 def test_band_coverage_against_simulation():
@@ -83,6 +87,15 @@ def test_band_coverage_against_simulation():
             assert abs(hit - verdicts.band_coverage(40)) < 4 * np.sqrt(0.1 * 0.9 / 100_000)
     with pytest.raises(ValueError, match="replicates"):
         verdicts.band_coverage(1)
+
+
+def test_sharpness_changes_counts_cells_whose_class_moves_with_the_seed():
+    a = _long([("1.00", "unreg_pdp_op", 2.0, 1.9, 2.1, 2.05), ("3.00", "unreg_pdp_op", 1.0, 0.5, 1.5, 0.4)])
+    b = a.assign(low=[1.5, 0.5], high=[2.5, 1.5])      # the first cell's band widens to 0.5: loose
+    out = verdicts.sharpness_changes({1: {"table-1": a}, 2: {"table-1": b}}, sharpness="band")
+    assert out == {"cells": 2, "changed": 1, "sharp_always": 0}
+    same = verdicts.sharpness_changes({1: {"table-1": a}, 2: {"table-1": a}}, sharpness="band")
+    assert same == {"cells": 2, "changed": 0, "sharp_always": 1}
 
 
 def test_sharpness_from_the_spread_or_from_the_band():

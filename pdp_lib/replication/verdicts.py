@@ -14,7 +14,7 @@ import pandas as pd
 from ..experiments.settings import SHARP_WIDTH
 from ..formatting import is_machine_zero, printed_half_unit
 
-__all__ = ["band_verdicts", "band_coverage", "band_summary", "fidelity_headline"]
+__all__ = ["band_verdicts", "band_coverage", "band_summary", "fidelity_headline", "sharpness_changes"]
 
 
 def band_verdicts(table: pd.DataFrame, *, rounding: bool = True, sharpness: str = "spread") -> pd.DataFrame:
@@ -148,8 +148,8 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
         ``machine_zero``.
     """
     judged = verdicts[np.isfinite(verdicts["inside"].astype(float))]
-    fixed = judged[judged["fixed"].astype(bool)] if "fixed" in judged else judged.iloc[:0]
-    judged = judged.drop(fixed.index)
+    is_fixed = judged["fixed"].astype(bool) if "fixed" in judged else pd.Series(False, index=judged.index)
+    fixed, judged = judged[is_fixed.to_numpy()], judged[~is_fixed.to_numpy()]   # by position: labels may repeat
     sharp = judged[judged["sharp"].astype(bool)]
     loose = judged[~judged["sharp"].astype(bool)]
     misses = sharp[sharp["inside"] == 0]["outside"].astype(float)
@@ -167,3 +167,32 @@ def fidelity_headline(verdicts: pd.DataFrame) -> dict:
         "fixed": len(fixed),
         "fixed_inside": int(fixed["inside"].sum()),
     }
+
+
+def sharpness_changes(results_by_seed: dict, sharpness: str = "spread") -> dict:
+    """How many published cells change from sharp to loose (or back) with the seed of the draws.
+
+    Parameters
+    ----------
+    results_by_seed : dict
+        ``{seed: {target: table}}``: the same tables rebuilt from several seeds (each with its
+        band and ``spread``, as :func:`pdp_lib.experiments.reproduce_many` returns them).
+    sharpness : {"spread", "band"}
+        The rule of :func:`band_verdicts`.
+
+    Returns
+    -------
+    dict
+        ``cells`` (the cells judged under every seed), ``changed`` (those whose class differs
+        between two seeds) and ``sharp_always`` (sharp under every seed).
+    """
+    flags = {}
+    for seed, results in results_by_seed.items():
+        for target, table in results.items():
+            v = band_verdicts(table, sharpness=sharpness)
+            judged = v[np.isfinite(v["inside"].astype(float))]
+            for r in judged.itertuples(index=False):
+                flags.setdefault((target, r.param, r.column), {})[seed] = bool(r.sharp)
+    every = [f for f in flags.values() if len(f) == len(results_by_seed)]
+    changed = sum(len(set(f.values())) > 1 for f in every)
+    return {"cells": len(every), "changed": changed, "sharp_always": sum(all(f.values()) for f in every)}
