@@ -16,7 +16,7 @@ LAYERS = {
     1: ("bounds", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
     2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "audit"),
     3: ("experiments",),
-    4: ("replication", "claims", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names
+    4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names
     5: ("cli", "__main__"),
 }
 FACADE = "pdp_lib"   # the package's __init__ re-exports names of every layer, lazily (PEP 562)
