@@ -56,7 +56,7 @@ def child(n: int, d: int, runs: int, lams, methods, memory_budget) -> dict:
     for name, t in (("max", eps.max()), ("mean", eps.mean())):
         if f"jorgensen_{name}" in methods:
             n_random = int((jorgensen_keep_probabilities(eps, t) < 1).sum())
-            size = engine.block_size(runs, n_random, d, n_test, len(lams), budget)
+            size = engine.block_size(runs, n_random, d, budget)
             blocks[name] = [size, math.ceil(runs / size)]
     before = _peak_rss_mb()
     start = time.perf_counter()
@@ -112,9 +112,11 @@ interpreter (`.venv/bin/python benchmarks/bench_scale.py`; `--help` for sizes, r
 Data: features uniform on `[0,1]^d`, labels uniform on `[-1,1]`, `n / 4` test points (the paper's 80/20
 split), privacy levels from the paper's default three-group profile. Peak RSS is `ru_maxrss` of that
 interpreter (imports, data and call); the column before it is the same peak just before the call. The
-Jorgensen Monte Carlo is drawn and reduced in blocks of runs chosen from the engine's memory budget
-(`memory_budget`, default 512 MB; `pdp_lib.experiments.engine.block_size`), so the memory of the call is
-the budget plus a few copies of the data, whatever the number of runs.
+Jorgensen masks are drawn and turned into Gram matrices in blocks of runs chosen from the engine's memory
+budget (`memory_budget`, default 512 MB; `pdp_lib.experiments.engine.block_size`), and each run's
+conditional moments are kept (`4 L runs` floats) and reduced once at the end, so the memory of the call is
+the budget, a fixed 32 MiB for the matrix products and a few copies of the data, whatever the number of
+runs; the statistics are the same, bit for bit, whatever the budget.
 
 _Measured: {machine}; {setup}._
 

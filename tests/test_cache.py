@@ -5,7 +5,7 @@ editing, so they take its files as unchanged (fixture ``store``); the rule that 
 code out of the cache is tested on a private copy of the package, in fresh interpreters.
 """
 
-import dataclasses
+import functools
 import hashlib
 import importlib
 import io
@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 import pdp_lib
-from pdp_lib.experiments import cache, reproduce_many
+from pdp_lib.experiments import cache, engine, reproduce_many
 from pdp_lib.experiments.settings import RUNS
 
 KW = dict(runs=200, replicates=2)
@@ -68,30 +68,44 @@ def test_cached_equals_computed_bit_for_bit_and_is_reused(store, fresh, monkeypa
         assert_same(again[t], fresh[t])
 
 
-def test_a_target_is_the_same_whatever_it_is_computed_with():
-    targets = ["table-3", "table-4", "table-11", "table-12", "table-14", "figure-10"]
-    together = reproduce_many(targets, **KW)
-    for t in targets:
-        assert_same(reproduce_many([t], **KW)[t], together[t])
+# Targets that share configurations asked for with other lambda values (table-3 and table-11;
+# table-4, table-12, figure-10 and beyond-1) and other methods (beyond-1's oracle and threshold rules).
+SHARING = ["table-3", "table-4", "table-11", "table-12", "table-14", "figure-10", "beyond-1"]
+SEVERAL_BLOCKS = 3e6     # a memory budget that cuts 600 runs into blocks at the paper's sizes
 
 
-def test_a_cached_target_is_the_target_computed_alone_even_if_the_engine_depended_on_the_grid(store, monkeypatch):
-    # make every evaluation depend on its lambda grid and methods, which the key leaves out
-    module = importlib.import_module("pdp_lib.experiments.reproduce")
-    evaluate = module.evaluate_sweep
+def _with_budget(monkeypatch, budget):
+    """Every evaluation of ``reproduce_many`` made with ``memory_budget=budget`` (``None``: the default)."""
+    if budget is not None:
+        module = importlib.import_module("pdp_lib.experiments.reproduce")
+        monkeypatch.setattr(module, "evaluate_sweep", functools.partial(module.evaluate_sweep, memory_budget=budget))
+        for d in (12, 30):      # Medical Cost, the synthetic data: several blocks, whatever the points drawn
+            assert engine.block_size(600, 0, d, budget) <= 600 / 2
 
-    def grid_dependent(*args, **kwargs):
-        result = evaluate(*args, **kwargs)
-        tilt = 1.0 + 2.0**-30 * (len(args[5]) + 10 * len(kwargs["methods"]))
-        return dataclasses.replace(result, mean={c: m * tilt for c, m in result.mean.items()})
 
-    monkeypatch.setattr(module, "evaluate_sweep", grid_dependent)
-    targets = ["table-4", "figure-10", "table-12", "table-2"]
-    alone = {t: reproduce_many([t], runs=100)[t] for t in targets}
-    together = reproduce_many(targets, runs=100)
-    assert not all(alone[t].equals(together[t]) for t in targets)      # the dependence bites
-    cached = cache.reproduce_cached(targets, runs=100)
-    for t in targets:
+@pytest.mark.parametrize("budget", [None, SEVERAL_BLOCKS])
+def test_a_target_is_the_same_whatever_it_is_computed_with(monkeypatch, budget):
+    _with_budget(monkeypatch, budget)
+    kw = KW if budget is None else dict(KW, runs=600)
+    together = reproduce_many(SHARING, **kw)
+    for t in SHARING:
+        assert_same(reproduce_many([t], **kw)[t], together[t])
+
+
+def test_missing_targets_are_computed_in_one_call_and_each_is_the_target_computed_alone(store, monkeypatch):
+    _with_budget(monkeypatch, SEVERAL_BLOCKS)
+    alone = {t: reproduce_many([t], runs=600)[t] for t in SHARING}
+    cache.reproduce_cached(SHARING[:2], runs=600)                    # two of them cached already
+    calls = []
+
+    def counted(targets, **kwargs):
+        calls.append(list(targets))
+        return reproduce_many(targets, **kwargs)
+
+    monkeypatch.setattr(cache, "reproduce_many", counted)
+    cached = cache.reproduce_cached(SHARING, runs=600)
+    assert calls == [SHARING[2:]]
+    for t in SHARING:
         assert_same(cached[t], alone[t])
 
 

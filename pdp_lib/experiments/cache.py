@@ -28,11 +28,11 @@ time cannot be read) the cache is bypassed with a warning: the targets are compu
 nothing is stored, until the process (kernel) is restarted.
 
 **A target is the same whatever it is computed with**, although the key leaves out the other
-targets of a call: the missing targets are computed in groups in which every configuration
-(data draw, profile, training subset) two targets share is asked for with the same ``lambda``
-values and methods, so each evaluation gets exactly the arguments it gets for the target alone
-(beyond one block of Monte Carlo runs the engine's block size depends on the number of
-``lambda`` values, which would change an average's last bits).
+targets of a call: the missing targets are computed in one call of :func:`reproduce_many`,
+which evaluates each configuration (data draw, profile, training subset) once for all the
+``lambda`` values and methods the targets ask for, and the engine's numbers for one
+``lambda`` and one column do not depend on the other values and columns computed with them,
+bit for bit (:func:`pdp_lib.experiments.evaluate_sweep`).
 
 **Entries** (``<key>.entry``): a format line, the SHA-256 of the rest, a JSON header (key, row
 index, each column's name and dtype), the columns' raw bytes (strings as fixed-width unicode).
@@ -56,14 +56,12 @@ import sys
 import tempfile
 import time
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .reproduce import _config_key, reproduce_many
-from .specs import get_target
+from .reproduce import reproduce_many
 
 __all__ = ["cache_dir", "cache_key", "reproduce_cached"]
 
@@ -162,30 +160,6 @@ def cache_key(target: str, kwargs: dict) -> str:
     payload = {"format": _FORMAT.decode(), "target": target, "kwargs": settings, "code": _CODE,
                "environment": _environment()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def _groups(targets: list, columns) -> list:
-    """The targets split into calls of :func:`reproduce_many` that share only identical requests.
-
-    A target joins a call when every configuration it shares with the call is asked for with
-    the same ``lambda`` values and the same methods (as :func:`reproduce_many` plans them).
-    """
-    groups = []
-    for target in targets:
-        spec = get_target(target)
-        methods = frozenset(c.partition("_")[2] for c in spec.columns if columns is None or c in columns)
-        lams = defaultdict(set)
-        for value in spec.sweep_values:
-            config, lam = _config_key(spec, value)
-            lams[config].add(lam)
-        wanted = {config: (frozenset(v), methods) for config, v in lams.items()}
-        group = next((g for g in groups if all(g[1].get(c, r) == r for c, r in wanted.items())), None)
-        if group is None:
-            groups.append(([target], wanted))
-        else:
-            group[0].append(target)
-            group[1].update(wanted)
-    return [members for members, _ in groups]
 
 
 class _Damaged(Exception):
@@ -326,9 +300,8 @@ def reproduce_cached(targets, **kwargs) -> dict:
             except _Damaged as damage:
                 warnings.warn(f"pdp_lib cache: ignoring the entry {path} for {target!r} ({damage}); "
                               f"recomputing and rewriting it", RuntimeWarning, stacklevel=2)
-    computed = {}
-    for group in _groups([t for t in paths if t not in found], kwargs.get("columns")):
-        computed.update(reproduce_many(group, **kwargs))
+    missing = [t for t in paths if t not in found]
+    computed = reproduce_many(missing, **kwargs) if missing else {}
     reason = _stale() if computed else None   # after the computation: the code it ran
     if reason is not None:
         warnings.warn(f"pdp_lib cache: nothing stored: {reason}", RuntimeWarning, stacklevel=2)

@@ -11,8 +11,8 @@ test loss of PDP-OP, the non-personalized baseline, Jorgensen et al. with ``t = 
   no Monte Carlo is needed: the reported value is the limit of the paper's average as the
   number of runs grows.
 * **Jorgensen et al.**: Monte Carlo over the ``runs`` Bernoulli sampling masks only, drawn
-  and reduced in blocks of runs (per-mask Gram matrices ``X^T diag(m) X`` by one matrix product
-  per block, one batched LAPACK solve per block and ``lambda``), and *Rao-Blackwellized* over
+  in blocks of runs (per-mask Gram matrices ``X^T diag(m) X`` by one matrix product per tile
+  of runs, one batched LAPACK solve per block and ``lambda``), and *Rao-Blackwellized* over
   the noise: each mask contributes the exact
   conditional mean ``mu(m)`` and variance ``v(m)`` of the loss given the mask.  The mean is
   estimated by the average of ``mu``, with standard error ``sd(mu)/sqrt(runs)``; the standard
@@ -27,16 +27,20 @@ and the baselines' own pieces (Jorgensen's mask sampler and noise parameter
 of :mod:`pdp_lib.baselines`.  Derived and measured in the book's chapter *Exact loss moments*
 (``book/moments.ipynb``).
 
-Memory.  The block size is chosen from ``memory_budget`` (:func:`block_size`), so the peak
-memory of the Monte Carlo does not grow with ``runs x n``: for a given seed the masks do not
-depend on the block size (the uniforms are consumed in the same row-major order), and the
-statistics of several blocks are merged from per-block central moments (:class:`_Moments`).
-At the paper's sizes the default budget holds all runs in one block, and the arithmetic is
-exactly that of a single block.
+Memory.  The masks are drawn and turned into Gram matrices in blocks of runs whose size is
+chosen from ``memory_budget`` (:func:`block_size`), so the peak memory of the Monte Carlo does
+not grow with ``runs x n``; the conditional moments of every run (``4 L runs`` floats, a few
+MB) are kept and reduced once, at the end.  The result does not depend on the block size, bit
+for bit: the masks are drawn from the uniforms in the same row-major order, and every matrix
+product over runs is made on tiles of ``_TILE`` runs aligned on the run index (padded with
+zeros) and on chunks of points whose size depends on ``d`` alone, so each run's numbers come
+from the same products whatever block it falls in (the rounding of a row of a product can
+depend on how many rows it has).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,8 +59,10 @@ DEFAULT_MEMORY_BUDGET = 512 * 10**6
 """Default ``memory_budget`` of :func:`evaluate_sweep`, in bytes (512 MB)."""
 
 # Shares of the budget: the products x_i x_i^T of the points; the arrays kept for a whole block
-# of runs; the float copies made one chunk at a time (uniforms, masks, test residuals).
+# of runs; the uniforms, drawn a few rows at a time.
 _POINT_SHARE, _BLOCK_SHARE, _CHUNK_SHARE = 0.25, 0.5, 0.25
+_TILE = 256                 # runs per matrix product
+_TILE_BYTES = 32 * 2**20    # float copies of one tile of runs over one chunk of points or test points
 
 
 @dataclass(frozen=True)
@@ -115,15 +121,14 @@ def _rows(total: int, bytes_per_row: float, budget: float) -> int:
     return int(min(total, max(1.0, budget // bytes_per_row)))
 
 
-def _bytes_per_run(n: int, d: int, n_lams: int) -> int:
+def _bytes_per_run(n: int, d: int) -> int:
     """Bytes kept for one run (one mask) while its block is processed.
 
     Its mask over the ``n`` random points (``bool``), and in float64 words the triangle of
-    ``X_m^T X_m`` with a partial product (``2 d(d+1)/2``), the Gram matrix (``d^2``), a dozen
-    ``d``-vectors (right-hand side, diagonal, solution, gradients) and the conditional
-    moments of both losses (``4 n_lams``).
+    ``X_m^T X_m`` (``d(d+1)/2``), the Gram matrix (``d^2``), a dozen ``d``-vectors (right-hand
+    side, diagonal, solution, gradients) and a dozen numbers (kept count, ``eta``, loss values).
     """
-    return n + 8 * (d * (d + 1) + d * d + 12 * d + 4 * n_lams + 4)
+    return n + 8 * (d * (d + 1) // 2 + d * d + 12 * d + 12)
 
 
 @dataclass(frozen=True)
@@ -131,38 +136,35 @@ class _Plan:
     """How one Jorgensen variant is cut to fit a memory budget (see :func:`block_size`).
 
     ``runs_per_block`` runs share one Gram stack and one batched solve; within a block the
-    uniforms are drawn ``draw_rows`` rows at a time, the masks enter the Gram matrices
-    ``mask_points`` points at a time (as float copies), and the test residuals are formed
-    ``residual_rows`` rows at a time.
+    uniforms are drawn ``draw_rows`` rows at a time.
     """
 
     runs_per_block: int
     draw_rows: int
-    mask_points: int
-    residual_rows: int
 
 
-def _plan(runs: int, n: int, d: int, n_test: int, n_lams: int, budget: float) -> _Plan:
-    size = _rows(runs, _bytes_per_run(n, d, n_lams), _BLOCK_SHARE * budget)
-    chunk = _CHUNK_SHARE * budget
-    return _Plan(runs_per_block=size,
-                 draw_rows=_rows(size, 8 * max(n, 1), chunk),
-                 mask_points=_rows(max(n, 1), 8 * (size + d), chunk),
-                 residual_rows=_rows(size, 8 * (3 * n_test + 4 * d), chunk))
+def _plan(runs: int, n: int, d: int, budget: float) -> _Plan:
+    size = _rows(runs, _bytes_per_run(n, d), _BLOCK_SHARE * budget)
+    if _TILE <= size < runs:
+        size -= size % _TILE  # whole tiles: no tile is split between two blocks
+    return _Plan(runs_per_block=size, draw_rows=_rows(size, 8 * max(n, 1), _CHUNK_SHARE * budget))
 
 
-def block_size(runs, n, d, n_test=0, n_lams=1, memory_budget=DEFAULT_MEMORY_BUDGET) -> int:
+def block_size(runs, n, d, memory_budget=DEFAULT_MEMORY_BUDGET) -> int:
     """Runs per block of the Jorgensen Monte Carlo in :func:`evaluate_sweep`.
 
     The budget is shared: a quarter for the products ``x_i x_i^T`` of the points (kept whole
     when they fit, else formed a chunk of points at a time), half for the arrays kept for
-    every run of a block (its mask as booleans, Gram matrix, solutions, conditional moments:
-    ``n + 8 (2 d^2 + 13 d + 4 n_lams + 4)`` bytes), a quarter for the float copies made one
-    chunk at a time within a block (uniforms of a few rows, the masks of a chunk of points,
-    the test residuals of a few rows).  This returns the most runs that fit in their half, at
-    least 1 (a budget too small for one run gives blocks of one run, and is then exceeded by
-    the arrays of that run) and at most ``runs``.  The blocks are ``[0, s), [s, 2s), ...``
-    with ``s`` this size: there are ``ceil(runs / s)`` of them.
+    every run of a block (its mask as booleans, Gram matrix, solutions:
+    ``n + 8 (d(d+1)/2 + d^2 + 12 d + 12)`` bytes), a quarter for the uniforms, drawn a few
+    rows at a time.  This returns the most runs that fit in their half, rounded down to whole
+    tiles of ``_TILE`` (256) runs when there are more runs than that, at least 1 (a budget too
+    small for one run gives blocks of one run, and is then exceeded by the arrays of that run)
+    and at most ``runs``.  The blocks are ``[0, s), [s, 2s), ...`` with ``s`` this size: there
+    are ``ceil(runs / s)`` of them.  Besides the budget, the products are made in a working set
+    of a fixed size (``_TILE_BYTES``, 32 MiB: a tile of runs over a chunk of points), so that
+    their rounding does not depend on the budget.  Neither the number of test points nor the
+    number of ``lambda`` values changes the size.
 
     Parameters
     ----------
@@ -172,10 +174,6 @@ def block_size(runs, n, d, n_test=0, n_lams=1, memory_budget=DEFAULT_MEMORY_BUDG
         Points drawn per mask (those whose keep probability is below 1).
     d : int
         Number of features.
-    n_test : int, default 0
-        Test points (the residuals of the losses are ``(rows, n_test)``).
-    n_lams : int, default 1
-        Number of ``lambda`` values.
     memory_budget : float, default DEFAULT_MEMORY_BUDGET
         Bytes, finite and ``> 0``.
 
@@ -186,7 +184,7 @@ def block_size(runs, n, d, n_test=0, n_lams=1, memory_budget=DEFAULT_MEMORY_BUDG
     """
     runs = check_count(runs, "runs")
     budget = _check_memory_budget(memory_budget)
-    return _plan(runs, n, d, n_test, n_lams, budget).runs_per_block
+    return _plan(runs, n, d, budget).runs_per_block
 
 
 def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> np.ndarray:
@@ -211,22 +209,45 @@ def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY
     return masks
 
 
+def _tiles(start: int, rows: int):
+    """The tiles of ``_TILE`` runs met by the runs ``start, ..., start + rows - 1``.
+
+    Yields ``(in_tile, in_block)``: the slices of those runs within the tile (aligned on the
+    run index: tile ``q`` holds runs ``q _TILE, ..., (q + 1) _TILE - 1``) and within
+    ``start, ..., start + rows - 1``.
+    """
+    stop = start + rows
+    for first in range(start - start % _TILE, stop, _TILE):
+        lo, hi = max(start, first), min(stop, first + _TILE)
+        yield slice(lo - first, hi - first), slice(lo - start, hi - start)
+
+
+def _load(tile: np.ndarray, in_tile: slice, rows: np.ndarray) -> np.ndarray:
+    """``rows`` copied into ``tile`` at ``in_tile``, the other rows of the tile zero."""
+    if in_tile.start or in_tile.stop < tile.shape[0]:
+        tile.fill(0.0)
+    tile[in_tile] = rows
+    return tile
+
+
 class _Points:
     """The training points' share of the per-mask sufficient statistics (eq. (2), ``w = 1/k``).
 
     For the points drawn at random (``~fixed``): the upper triangles ``P`` of the ``x_i x_i^T``
     (``np.triu_indices`` order, column-major as ``X[:, iu] * X[:, ju]`` is) and the
-    ``x_i y_i``; for the always-kept points, their sums.  ``P`` is built once when it fits in a
-    quarter of ``memory_budget`` (always at the paper's sizes); otherwise :meth:`products`
-    forms it a chunk of points at a time, in a buffer of that size.
+    ``x_i y_i``; for the always-kept points, their sums.  The points are taken ``chunk`` at a
+    time, a number that does not depend on the budget (a tile of runs over a chunk of points,
+    as floats, and the chunk's products fit in ``_TILE_BYTES``; all the points when they
+    fit, as at the paper's sizes).  ``P`` is built once when it fits in a quarter of
+    ``memory_budget`` (always at the paper's sizes); otherwise :meth:`products` forms it a
+    chunk at a time, in a buffer.  Either way the products are the same numbers.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, fixed: np.ndarray, memory_budget: float):
         self.d = d = X.shape[1]
         self.T = T = d * (d + 1) // 2
         self._off = np.concatenate(([0], np.cumsum(np.arange(d, 0, -1))))  # row i of the triangle
-        share = _POINT_SHARE * memory_budget
-        self.chunk = _rows(max(1, X.shape[0]), 8 * T, share)  # points per chunk of products
+        self.chunk = _rows(max(1, X.shape[0]), 8 * (_TILE + T), _TILE_BYTES)  # points per chunk
         Xr, yr = X[~fixed], y[~fixed]
         Xf, yf = X[fixed], y[fixed]
         self.n_random = Xr.shape[0]
@@ -240,7 +261,7 @@ class _Points:
         for s in range(0, self.n_fixed, self.chunk):
             part = self._fill(XfT[:, s:s + self.chunk]).sum(axis=0)
             self.fixed_tri = part if s == 0 else self.fixed_tri + part
-        whole = 8 * self.n_random * T <= share
+        whole = 8 * self.n_random * T <= _POINT_SHARE * memory_budget
         self.P = self._fill(self._XrT) if whole else None
         self._buf = None if whole else np.empty((self.chunk, T), order="F")
 
@@ -264,13 +285,15 @@ class _MaskedGram:
     """Per-mask sufficient statistics of the kept points: ``X_m^T X_m``, ``X_m^T y_m``, ``k``.
 
     Built from the always-kept points once and from the random points by matrix products
-    ``M @ P`` and ``M @ (x_i y_i)`` (``M`` the 0/1 matrix of a block of masks, as floats,
-    ``chunk`` points at a time; ``P`` the upper triangles of the ``x_i x_i^T``, see
-    :class:`_Points`), so the cost is one BLAS call per chunk instead of ``R`` Python
-    iterations.
+    ``M @ P`` and ``M @ (x_i y_i)`` (``M`` the 0/1 matrix of a tile of masks, as floats,
+    ``points.chunk`` points at a time; ``P`` the upper triangles of the ``x_i x_i^T``, see
+    :class:`_Points`), so the cost is one BLAS call per tile and chunk instead of one Python
+    iteration per mask.  ``masks`` are the runs ``start, start + 1, ...``; the tiles are
+    aligned on the run index (:func:`_tiles`), so a run's statistics do not depend on
+    ``start`` or on the number of masks.
     """
 
-    def __init__(self, points: _Points, masks: np.ndarray, chunk: int):
+    def __init__(self, points: _Points, masks: np.ndarray, start: int = 0):
         R = masks.shape[0]
         d = points.d
         iu, ju = np.triu_indices(d)
@@ -278,14 +301,17 @@ class _MaskedGram:
         pos[iu, ju] = np.arange(iu.size)
         pos[ju, iu] = pos[iu, ju]
         tri, b = np.zeros((R, points.T)), np.zeros((R, d))
-        for s in range(0, points.n_random, chunk):
-            M = masks[:, s:s + chunk].astype(float)
-            if s == 0:
-                tri, b = M @ points.products(s, s + chunk), M @ points.Xry[s:s + chunk]
-            else:
-                tri += M @ points.products(s, s + chunk)
-                b += M @ points.Xry[s:s + chunk]
-            del M  # before the next chunk's copy is made
+        buffer = np.empty((_TILE, min(points.chunk, points.n_random)))
+        for s in range(0, points.n_random, points.chunk):
+            e = min(s + points.chunk, points.n_random)
+            P, Xry, tile = points.products(s, e), points.Xry[s:e], buffer[:, :e - s]
+            for in_tile, in_block in _tiles(start, R):
+                M = _load(tile, in_tile, masks[in_block, s:e])
+                if s == 0:
+                    tri[in_block], b[in_block] = (M @ P)[in_tile], (M @ Xry)[in_tile]
+                else:
+                    tri[in_block] += (M @ P)[in_tile]
+                    b[in_block] += (M @ Xry)[in_tile]
         tri += points.fixed_tri
         self.k = masks.sum(axis=1, dtype=float) + points.n_fixed
         self.empty = self.k == 0
@@ -313,13 +339,41 @@ class _MaskedGram:
         return theta
 
 
+def _test_parts(loss: QuadraticLoss, theta: np.ndarray, start: int):
+    """``L(theta)`` and ``g`` (:meth:`pdp_lib.moments.QuadraticLoss.half_gradient`) for each row.
+
+    The unregularized test loss of ``loss`` at the rows of ``theta``, the runs ``start,
+    start + 1, ...``: the residuals are formed on tiles of runs aligned on the run index
+    (:func:`_tiles`) and on chunks of test points whose size does not depend on the budget,
+    so a run's values do not depend on ``start`` or on the number of rows.  With one chunk
+    (all the test points at the paper's sizes) the arithmetic is that of
+    :meth:`~pdp_lib.moments.QuadraticLoss.moments`.
+    """
+    X, y, N = loss.X, loss.y, loss.n_test
+    step = _rows(N, 8 * _TILE, _TILE_BYTES)  # test points per chunk of residuals
+    value, grad = np.empty(theta.shape[0]), np.empty(theta.shape)
+    tile, buffer = np.empty((_TILE, theta.shape[1])), np.empty((_TILE, step))
+    for in_tile, in_block in _tiles(start, theta.shape[0]):
+        th = _load(tile, in_tile, theta[in_block])
+        for s in range(0, N, step):
+            Xc = X[s:s + step]
+            resid = np.matmul(th, Xc.T, out=buffer[:, :Xc.shape[0]])
+            resid -= y[s:s + step]
+            g = resid @ Xc
+            sq = np.sum(np.multiply(resid, resid, out=resid), axis=-1)
+            total, gsum = (sq, g) if s == 0 else (total + sq, gsum + g)
+        value[in_block], grad[in_block] = total[in_tile] / N, gsum[in_tile] / N
+    return value, grad
+
+
 def batched_ridge(X, y, masks, lam, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> np.ndarray:
     """Uniform-weight ridge (eq. (2)) on the kept points of each mask: shape ``(R, d)``.
 
     Row ``r`` solves ``(X_m^T X_m / k + lam I) theta = X_m^T y_m / k`` for the ``k`` points
     kept by ``masks[r]``; an empty mask gives ``theta = 0`` (the minimizer of
     ``lam ||theta||^2``).  The masks are processed in blocks of rows chosen from
-    ``memory_budget`` bytes as in :func:`block_size` (``masks`` itself is not counted).
+    ``memory_budget`` bytes as in :func:`block_size` (``masks`` itself is not counted); the
+    result does not depend on the budget, bit for bit.
     """
     X = check_features(X)
     y = check_labels(y, X.shape[0])
@@ -335,11 +389,11 @@ def batched_ridge(X, y, masks, lam, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> n
     budget = _check_memory_budget(memory_budget)
     R, (n, d) = masks.shape[0], X.shape
     points = _Points(X, y, np.zeros(n, dtype=bool), budget)
-    plan = _plan(R, n, d, 0, 0, budget)
+    size = _plan(R, n, d, budget).runs_per_block
     theta = np.empty((R, d))
-    for start in range(0, R, plan.runs_per_block):
-        block = masks[start:start + plan.runs_per_block]
-        theta[start:start + block.shape[0]] = _MaskedGram(points, block, min(plan.mask_points, points.chunk)).ridge(lam)
+    for start in range(0, R, size):
+        block = masks[start:start + size]
+        theta[start:start + block.shape[0]] = _MaskedGram(points, block, start).ridge(lam)
     return theta
 
 
@@ -379,161 +433,52 @@ def _aggregate(mu: np.ndarray, v: np.ndarray):
     return mean, std, mean_se, std_se
 
 
-@dataclass(frozen=True)
-class _Moments:
-    r"""Sufficient statistics of :func:`_aggregate` over a set of masks, mergeable across blocks.
-
-    With ``e = mu - mean(mu)`` and ``f = v - mean(v)`` over the set's ``n`` masks: the means
-    and the central sums ``m_p = sum e^p`` (``p = 2, 3, 4``), ``f2 = sum f^2``,
-    ``c11 = sum e f`` and ``c21 = sum e^2 f``; arrays of any common shape (one entry per loss
-    and ``lambda``).  :meth:`merge` combines two sets exactly (pairwise update of Chan, Golub
-    and LeVeque, extended to these moments by Pebay, 2008), and :meth:`statistics` reads off
-    the four numbers of :func:`_aggregate`.  Section 4.2 (Jorgensen et al.'s baseline); the
-    law of total variance of the book's chapter *Exact loss moments*.
-    """
-
-    n: int
-    mu: np.ndarray
-    v: np.ndarray
-    m2: np.ndarray
-    m3: np.ndarray
-    m4: np.ndarray
-    f2: np.ndarray
-    c11: np.ndarray
-    c21: np.ndarray
-
-    @classmethod
-    def of(cls, mu: np.ndarray, v: np.ndarray) -> "_Moments":
-        """Moments of one block; the masks run along the last axis (two-pass, mean refined once)."""
-        mean_mu = mu.mean(axis=-1)
-        mean_mu += (mu - mean_mu[..., None]).mean(axis=-1)
-        mean_v = v.mean(axis=-1)
-        mean_v += (v - mean_v[..., None]).mean(axis=-1)
-        e = mu - mean_mu[..., None]
-        f = v - mean_v[..., None]
-        e2 = e * e
-        return cls(mu.shape[-1], mean_mu, mean_v, e2.sum(axis=-1), (e2 * e).sum(axis=-1),
-                   (e2 * e2).sum(axis=-1), (f * f).sum(axis=-1), (e * f).sum(axis=-1),
-                   (e2 * f).sum(axis=-1))
-
-    def _shifted(self, a, b):
-        """Central sums about ``(mean(mu) + a, mean(v) + b)`` instead of the set's own means."""
-        n, m2, m3, c11 = self.n, self.m2, self.m3, self.c11
-        return (m2 + n * a * a,
-                m3 - 3 * a * m2 - n * a**3,
-                self.m4 - 4 * a * m3 + 6 * a * a * m2 + n * a**4,
-                self.f2 + n * b * b,
-                c11 + n * a * b,
-                self.c21 - b * m2 - 2 * a * c11 - n * a * a * b)
-
-    def merge(self, other: "_Moments") -> "_Moments":
-        """The moments of the union of two disjoint sets of masks."""
-        n = self.n + other.n
-        dmu = other.mu - self.mu
-        dv = other.v - self.v
-        wa, wb = other.n / n, self.n / n  # the first set's mean moves by wa * d, the second's by -wb * d
-        mine = self._shifted(wa * dmu, wa * dv)
-        theirs = other._shifted(-wb * dmu, -wb * dv)
-        return _Moments(n, self.mu + wa * dmu, self.v + wa * dv, *(x + y for x, y in zip(mine, theirs)))
-
-    def statistics(self):
-        """Mean, total std and their standard errors, as :func:`_aggregate` computes them.
-
-        With ``c = R/(R-1)``: ``Var mu = m2/(R-1)``; the per-mask contributions to the total
-        variance are ``h = c e^2 + v``, whose sum of squared deviations is
-        ``c^2 (m4 - m2^2/R) + 2 c c21 + f2``.
-        """
-        R = self.n
-        if R < 2:
-            nan = np.full_like(self.mu, np.nan)
-            return self.mu, np.sqrt(self.v), nan, nan
-        c = R / (R - 1)
-        var_mu = self.m2 / (R - 1)
-        std = np.sqrt(np.maximum(var_mu + self.v, 0.0))
-        ss_h = np.maximum(c * c * (self.m4 - self.m2 * self.m2 / R) + 2 * c * self.c21 + self.f2, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            std_se = np.where(std > 0, np.sqrt(ss_h / (R - 1)) / np.sqrt(R) / (2.0 * std), 0.0)
-        return self.mu, std, np.sqrt(var_mu / R), std_se
-
-
-class _PairwiseSum:
-    """Merge the :class:`_Moments` of successive blocks pairwise (a binary-counter tree).
-
-    Blocks of equal weight are merged as soon as both exist, so each mask takes part in
-    ``O(log(blocks))`` merges and only ``O(log(blocks))`` partial results are kept.
-    """
-
-    def __init__(self):
-        self._stack = []  # (level, moments), levels strictly decreasing
-
-    def add(self, moments: _Moments) -> None:
-        level = 0
-        while self._stack and self._stack[-1][0] == level:
-            moments = self._stack.pop()[1].merge(moments)
-            level += 1
-        self._stack.append((level, moments))
-
-    def total(self) -> _Moments:
-        out = self._stack.pop()[1]
-        while self._stack:
-            out = self._stack.pop()[1].merge(out)
-        return out
-
-
-def _block_moments(points, gen, p_random, R, plan, lam_arr, t, B, loss_u, losses_r):
-    """Draw the next ``R`` masks; their kept counts and conditional moments ``(mu, v)``.
-
-    Returns ``k`` of shape ``(R,)`` and ``mu, v`` of shape ``(2, L, R)`` (unregularized, then
-    regularized loss; one row per ``lambda``).  Exact over the noise given each mask
-    (:meth:`pdp_lib.moments.QuadraticLoss.moments`, theorem *thm-exact-loss-moments*).  The
-    masks live only while the Gram matrices are built; the test residuals are formed
-    ``plan.residual_rows`` rows at a time.
-    """
-    gram = _MaskedGram(points, _draw_masks(gen, p_random, R, plan.draw_rows),
-                       min(plan.mask_points, points.chunk))
-    d = points.d
-    L = lam_arr.shape[0]
-    mu = np.empty((2, L, R))
-    var = np.empty((2, L, R))
-    for j, lam in enumerate(lam_arr):
-        theta = gram.ridge(lam)
-        eta = jorgensen_eta(lam, d, gram.k, t, B)
-        for s in range(0, R, plan.residual_rows):
-            th, et = theta[s:s + plan.residual_rows], eta[s:s + plan.residual_rows]
-            value, grad = loss_u._value_and_gradient(th)
-            mom_u = loss_u._moments_from_parts(value, grad, et)
-            mom_r = losses_r[j]._moments_from_parts(
-                value + lam * np.sum(th * th, axis=1), grad + lam * th, et)
-            e = s + th.shape[0]
-            mu[0, j, s:e], var[0, j, s:e] = mom_u.mean, mom_u.var
-            mu[1, j, s:e], var[1, j, s:e] = mom_r.mean, mom_r.var
-    return gram.k, mu, var
-
-
 def _jorgensen_statistics(X, y, p, t, runs, gen, lam_arr, B, loss_u, losses_r, budget):
     """Kept counts and ``(mean, std, mean_se, std_se)``, each ``(2, L)``, of one Jorgensen variant.
 
-    The masks are drawn and reduced in blocks of :func:`block_size` runs.  One block: the
-    two-pass formulas of :func:`_aggregate` over all runs.  Several blocks: each is reduced to
-    its :class:`_Moments`, merged pairwise.
+    The masks are drawn and turned into Gram matrices in blocks of :func:`block_size` runs;
+    each run's conditional moments ``(mu, v)`` of both losses (unregularized, then
+    regularized; one row per ``lambda``) are exact over the noise given its mask
+    (:meth:`pdp_lib.moments.QuadraticLoss.moments`, theorem *thm-exact-loss-moments*) and
+    kept for all runs, then reduced once by :func:`_aggregate`.
     """
     fixed = p >= 1.0
     points = _Points(X, y, fixed, budget)
-    L = lam_arr.shape[0]
-    plan = _plan(runs, points.n_random, points.d, loss_u.n_test, L, budget)
-    size = plan.runs_per_block
+    d, L = points.d, lam_arr.shape[0]
+    plan = _plan(runs, points.n_random, d, budget)
     kept = np.empty(runs, dtype=int)
-    merged = _PairwiseSum()
-    for start in range(0, runs, size):
-        stop = min(start + size, runs)
-        k, mu, var = _block_moments(points, gen, p[~fixed], stop - start, plan, lam_arr, t, B, loss_u, losses_r)
-        kept[start:stop] = k
-        if size < runs:
-            merged.add(_Moments.of(mu, var))
-    if size >= runs:
-        stats = np.array([[_aggregate(mu[i, j], var[i, j]) for j in range(L)] for i in range(2)])
-        return kept, np.moveaxis(stats, -1, 0)
-    return kept, merged.total().statistics()
+    mu, var = np.empty((2, L, runs)), np.empty((2, L, runs))
+    for start in range(0, runs, plan.runs_per_block):
+        stop = min(start + plan.runs_per_block, runs)
+        gram = _MaskedGram(points, _draw_masks(gen, p[~fixed], stop - start, plan.draw_rows), start)
+        kept[start:stop] = gram.k
+        for j, lam in enumerate(lam_arr):
+            theta = gram.ridge(lam)
+            eta = jorgensen_eta(lam, d, gram.k, t, B)
+            value, grad = _test_parts(loss_u, theta, start)
+            mom_u = loss_u._moments_from_parts(value, grad, eta)
+            mom_r = losses_r[j]._moments_from_parts(value + lam * np.sum(theta * theta, axis=1),
+                                                    grad + lam * theta, eta)
+            mu[0, j, start:stop], var[0, j, start:stop] = mom_u.mean, mom_u.var
+            mu[1, j, start:stop], var[1, j, start:stop] = mom_r.mean, mom_r.var
+    stats = np.array([[_aggregate(mu[i, j], var[i, j]) for j in range(L)] for i in range(2)])
+    return kept, np.moveaxis(stats, -1, 0)
+
+
+class _OnDemand(Mapping):
+    """A read-only mapping ``{key: f()}`` whose values are computed when read."""
+
+    def __init__(self, functions: dict):
+        self._functions = functions
+
+    def __getitem__(self, key):
+        return self._functions[key]()
+
+    def __iter__(self):
+        return iter(self._functions)
+
+    def __len__(self):
+        return len(self._functions)
 
 
 def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_000, rng=None,
@@ -555,7 +500,9 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
     rng : None, int, SeedSequence or numpy.random.Generator
         Source of the Jorgensen masks: its first two spawned children drive ``t = max`` and
         ``t = mean``, the next two the choice and the estimate of the Jorgensen oracle (a
-        SeedSequence is not mutated, so it gives the same masks every time).
+        SeedSequence is not mutated, so it gives the same masks every time).  When the oracle
+        chooses ``t = max`` or ``t = mean`` it reports that column's estimate, whether or not
+        the column is asked for, so every column is the same whatever else is computed.
     methods : sequence of str
         Subset of ``METHODS`` and, beyond the paper, ``BEYOND_METHODS`` to compute (the others
         are absent from the result): ``pdp_op_sharp``, ``threshold_public`` and
@@ -568,10 +515,11 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
         Bytes of working arrays for the Jorgensen Monte Carlo, finite and ``> 0``: the runs
         are drawn and reduced in blocks of :func:`block_size` runs (the rule is there).  A
         budget too small for one run gives blocks of one run.
-        The inputs, the result and ``O(n d)`` copies of the training data are not counted.
-        The masks do not depend on the budget, and neither do the statistics (up to
-        rounding, relative ``1e-12``); at the paper's sizes the default budget holds all
-        runs in one block.
+        The inputs, the result, the conditional moments of every run (``4 L runs`` floats),
+        ``O(n d)`` copies of the training data and a fixed working set of 32 MiB for the
+        matrix products are not counted.  Neither the masks nor the statistics depend on
+        the budget, bit for bit; nor does a ``lambda``'s column depend on the other values
+        of ``lams``.
 
     Returns
     -------
@@ -632,32 +580,39 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
             store(f"{kind}_{method}", m, s, zeros.copy(), zeros.copy(), zeros.copy())
 
     # Jorgensen et al.: Monte Carlo over masks, exact over the noise given the mask.
-    jorg = [m for m in ("jorgensen_max", "jorgensen_mean") if m in methods]
-    streams = _streams(rng, 4) if (jorg or "jorgensen_oracle" in methods) else []
-    if jorg:
-        gens = dict(zip(("jorgensen_max", "jorgensen_mean"), streams[:2]))
-        for method in jorg:
-            t = jorgensen_threshold(eps, method.split("_")[1])
-            thresholds[method] = t
-            p = jorgensen_keep_probabilities(eps, t)
-            kept[method], stats = _jorgensen_statistics(X, y, p, t, runs, gens[method], lam_arr, B,
-                                                         loss_u, losses_r, budget)
-            for i, kind in enumerate(("unreg", "reg")):
-                m, s, mse, sse = (stat[i] for stat in stats)
-                store(f"{kind}_{method}", m, s, mse, sse, s / np.sqrt(runs))
+    paper_variants = ("jorgensen_max", "jorgensen_mean")
+    oracle = "jorgensen_oracle" in methods
+    streams = _streams(rng, 4) if oracle or any(m in methods for m in paper_variants) else []
+    paper_t = {m: jorgensen_threshold(eps, m.split("_")[1]) for m in paper_variants}
+    done = {}
+
+    def paper_statistics(method):  # kept counts and statistics of t = max (or mean) on its own stream
+        if method not in done:
+            t = paper_t[method]
+            done[method] = _jorgensen_statistics(X, y, jorgensen_keep_probabilities(eps, t), t, runs,
+                                                 streams[paper_variants.index(method)], lam_arr, B,
+                                                 loss_u, losses_r, budget)
+        return done[method]
+
+    for method in (m for m in paper_variants if m in methods):
+        thresholds[method] = paper_t[method]
+        kept[method], stats = paper_statistics(method)
+        for i, kind in enumerate(("unreg", "reg")):
+            m, s, mse, sse = (stat[i] for stat in stats)
+            store(f"{kind}_{method}", m, s, mse, sse, s / np.sqrt(runs))
 
     # Beyond the paper: the threshold rules (exact), the Jorgensen oracle.
     rules = [m for m in ("threshold_public", "threshold_oracle") if m in methods]
     for col, (m, s, chosen) in exact_columns(X, y, eps, loss_u, losses_r, lam_arr, rules, B).items():
         store(col, m, s, zeros.copy(), zeros.copy(), zeros.copy())
         thresholds[col] = chosen
-    if "jorgensen_oracle" in methods:
+    if oracle:
         def statistics(t, r, gen):
             p = jorgensen_keep_probabilities(eps, t)
             return _jorgensen_statistics(X, y, p, t, r, gen, lam_arr, B, loss_u, losses_r, budget)[1]
 
-        known = {thresholds[m]: np.array([[mean[f"{k}_{m}"], std[f"{k}_{m}"], mean_se[f"{k}_{m}"], std_se[f"{k}_{m}"]]
-                                           for k in ("unreg", "reg")]).transpose(1, 0, 2) for m in jorg}
+        # t = max and t = mean reuse the paper's columns (t = mean's when both are equal)
+        known = _OnDemand({paper_t[m]: (lambda m=m: paper_statistics(m)[1]) for m in paper_variants})
         stats, chosen = jorgensen_oracle(statistics, eps, runs, streams[2], streams[3], known=known)
         for i, kind in enumerate(("unreg", "reg")):
             m, s, mse, sse = stats[:, i]
