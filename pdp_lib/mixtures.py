@@ -8,7 +8,7 @@ book's chapter *Exact loss moments*, combined over the centres), up to the fourt
 which fixes the Monte Carlo error of a standard deviation over runs
 (:meth:`LossMixture.std_error`); :class:`LossPolynomial` is the mean and the variance as
 polynomials in a scaling ``u`` of the noise.  Used by the bands of the standard-deviation targets
-(:mod:`pdp_lib.experiments.reproduce`) and by the explanation of the published cells that miss
+(:mod:`pdp_lib.experiments.rebuild`) and by the explanation of the published cells that miss
 their bands (:mod:`pdp_lib.replication.misses`).
 """
 

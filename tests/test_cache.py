@@ -77,7 +77,7 @@ SEVERAL_BLOCKS = 3e6     # a memory budget that cuts 600 runs into blocks at the
 def _with_budget(monkeypatch, budget):
     """Every evaluation of ``reproduce_many`` made with ``memory_budget=budget`` (``None``: the default)."""
     if budget is not None:
-        module = importlib.import_module("pdp_lib.experiments.reproduce")
+        module = importlib.import_module("pdp_lib.experiments.rebuild")
         monkeypatch.setattr(module, "evaluate_sweep", functools.partial(module.evaluate_sweep, memory_budget=budget))
         for d in (12, 30):      # Medical Cost, the synthetic data: several blocks, whatever the points drawn
             assert engine.block_size(600, 0, d, budget) <= 600 / 2
@@ -248,7 +248,7 @@ from pathlib import Path
 import pdp_lib
 assert Path(pdp_lib.__file__).is_relative_to(sys.argv[1]), pdp_lib.__file__
 KW = dict(runs=200, replicates=2)
-SOURCE = Path(pdp_lib.__file__).parent / "experiments" / "reproduce.py"
+SOURCE = Path(pdp_lib.__file__).parent / "experiments" / "rebuild.py"
 
 def edit(amount):  # every value the code computes grows by `amount`
     with open(SOURCE, "a") as file:
@@ -277,7 +277,7 @@ def _shift(compute, amount):
 """
 
 RUN_A = """
-from pdp_lib.experiments.reproduce import reproduce_many      # the engine, loaded before the edit
+from pdp_lib.experiments.rebuild import reproduce_many      # the engine, loaded before the edit
 before = values(reproduce_many(["table-2"], **KW)["table-2"])
 edited = edit(1.0)
 from pdp_lib.experiments.cache import reproduce_cached         # the cache, imported after it
@@ -287,7 +287,7 @@ print(json.dumps({"before": before, "after": cached(), "edited": edited}))
 RUN_B = """
 from pdp_lib.experiments import cache
 from pdp_lib.experiments.cache import reproduce_cached
-from pdp_lib.experiments.reproduce import reproduce_many
+from pdp_lib.experiments.rebuild import reproduce_many
 first, own = cached(), values(reproduce_many(["table-2"], **KW)["table-2"])
 compute, cache.reproduce_many = cache.reproduce_many, None    # served from the cache, or fails
 second = cached()
@@ -298,7 +298,7 @@ print(json.dumps({"first": first, "own": own, "second": second, "after": cached(
 
 RUN_C = """
 from pdp_lib.experiments.cache import reproduce_cached
-from pdp_lib.experiments.reproduce import reproduce_many
+from pdp_lib.experiments.rebuild import reproduce_many
 print(json.dumps({"cached": cached(), "own": values(reproduce_many(["table-2"], **KW)["table-2"])}))
 """
 
@@ -306,7 +306,7 @@ print(json.dumps({"cached": cached(), "own": values(reproduce_many(["table-2"], 
 def test_stale_code_is_never_served(tmp_path):
     source = tmp_path / "src"
     shutil.copytree(Path(pdp_lib.__file__).parent, source / "pdp_lib", ignore=shutil.ignore_patterns("__pycache__"))
-    with open(source / "pdp_lib" / "experiments" / "reproduce.py", "a") as file:
+    with open(source / "pdp_lib" / "experiments" / "rebuild.py", "a") as file:
         file.write(SHIFT)
     store = tmp_path / "cache"
     env = {**os.environ, "PYTHONPATH": str(source), "PDP_LIB_CACHE": str(store)}
@@ -324,7 +324,7 @@ def test_stale_code_is_never_served(tmp_path):
     a = run(RUN_A)
     ready = a["edited"]
     assert a["after"][0] == a["before"]
-    assert len(a["after"][1]) == 1 and "bypassed" in a["after"][1][0] and "reproduce.py" in a["after"][1][0]
+    assert len(a["after"][1]) == 1 and "bypassed" in a["after"][1][0] and "rebuild.py" in a["after"][1][0]
     assert not store.exists() or not any(store.iterdir())
     # B: a fresh process computes the edited code's numbers, stores and serves them; edited
     # again while running, it keeps computing its own code's numbers and stores nothing

@@ -28,7 +28,7 @@ import pytest
 
 from pdp_lib.experiments import published
 
-from pdp_lib.experiments.specs import REGISTRY
+from pdp_lib.experiments.targets import REGISTRY
 from pdp_lib.formatting import sci
 
 # Rows and printed value columns of each table, counted by hand in paper.tex.

@@ -8,7 +8,7 @@ import pytest
 
 from pdp_lib.replication import rendering, verdicts
 from pdp_lib.experiments import published_values, reproduce
-from pdp_lib.experiments import specs as specs_module
+from pdp_lib.experiments import targets as specs_module
 from pdp_lib.formatting import MACHINE_ZERO, is_machine_zero, sci_loss
 
 NAN = float("nan")

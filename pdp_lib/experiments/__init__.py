@@ -1,11 +1,14 @@
 """The experiments of Section 4 and Appendix B: one vectorized engine, every target as data.
 
-``specs``      what each of Tables 1-14 and Figures 1-18 reports (dataset, sweep, lambda,
-               profile, statistic, columns, caption, the authors' CSV) -- as data
+``targets``    the registry of targets: what each of Tables 1-14, Figures 1-18 and the targets beyond
+               the paper reports (dataset, sweep, lambda, profile, statistic, columns, caption,
+               the authors' CSV), read from ``pdp_lib/data/targets.toml``
+``published``  the published values of Tables 1-14, printed beside the rebuilt ones
 ``draws``      the seeded draws: data, split, training subset, privacy profile, masks
 ``engine``     exact moments for PDP-OP / non-personalized, Rao-Blackwellized Monte Carlo
                for Jorgensen et al., for a whole lambda grid at once
-``reproduce``  plan, evaluate and assemble any set of targets (the command line's backend)
+``rebuild``    plan, evaluate and assemble any set of targets: ``reproduce``, ``reproduce_many``
+               (the command line's backend)
 ``cache``      each target computed once per build: reproduce_many with an on-disk cache
 ``parts``      PDP-OP's exact loss split into bias and noise parts along a sweep
 ``mixtures``   each private method's loss over runs as an exact mixture (fourth moments included)
@@ -17,8 +20,6 @@ Derived and measured in the book's chapter *Exact loss moments* (``book/moments.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 
 # Public name -> the module that defines it, imported on first use (PEP 562) so that the
 # command line can read ``settings`` without paying for the engine.
@@ -30,30 +31,14 @@ _EXPORTS = {
     **dict.fromkeys(("cache_dir", "reproduce_cached"), "cache"),
     **dict.fromkeys(("SweepResult", "batched_ridge", "evaluate_sweep", "jorgensen_masks"), "engine"),
     **dict.fromkeys(("OUTPUT_COLUMNS", "published_values", "reproduce", "reproduce_many", "to_markdown"),
-                    "reproduce"),
+                    "rebuild"),
     **dict.fromkeys(("COLUMNS", "METHODS", "SWEEPS", "TARGET_NAMES", "TARGETS", "TargetSpec", "get_target",
-                     "BEYOND_METHODS", "BEYOND_COLUMNS", "PAPER_TARGET_NAMES", "BEYOND_TARGET_NAMES"), "specs"),
+                     "BEYOND_METHODS", "BEYOND_COLUMNS", "PAPER_TARGET_NAMES", "BEYOND_TARGET_NAMES"), "targets"),
 }
 
 __all__ = list(_EXPORTS)
 
 
-class _Package(types.ModuleType):
-    """This package, whose exported function ``reproduce`` shares its name with a submodule.
-
-    Importing a submodule binds it as an attribute of its package, so the first import of
-    ``pdp_lib.experiments.reproduce`` (by any module) would shadow the function ``reproduce``
-    exported here; the binding is skipped for exported names (the submodule stays importable
-    through ``sys.modules``, as ``from pdp_lib.experiments.reproduce import ...``).
-    """
-
-    def __setattr__(self, name, value):
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .reproduce import reproduce_many
+from .rebuild import reproduce_many
 
 __all__ = ["cache_dir", "cache_key", "reproduce_cached"]
 

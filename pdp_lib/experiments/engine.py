@@ -50,7 +50,7 @@ from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
 from .beyond import exact_columns, jorgensen_oracle
-from .specs import BEYOND_COLUMNS, BEYOND_METHODS, COLUMNS, METHODS
+from .targets import BEYOND_COLUMNS, BEYOND_METHODS, COLUMNS, METHODS
 
 __all__ = ["SweepResult", "evaluate_sweep", "jorgensen_masks", "batched_ridge", "block_size",
            "DEFAULT_MEMORY_BUDGET"]

@@ -22,7 +22,7 @@ from ..mechanism import calibrate, weighted_ridge
 from ..moments import QuadraticLoss
 from .draws import draw_data, draw_profile, training_points
 from .settings import SEED
-from .specs import get_target
+from .targets import get_target
 
 __all__ = ["loss_parts"]
 

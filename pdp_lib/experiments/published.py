@@ -7,7 +7,7 @@ the row's parameter and the cell exactly as printed, e.g. ``8.54 × 10²``, in t
 :func:`pdp_lib.formatting.sci`).  What each table is -- its ``\\label``, the line of
 ``paper.tex`` where its ``table`` environment begins, the caption, the first column's header,
 the swept parameter, the statistic, the columns, the caption's fixed parameters and notes --
-comes from the registry (``pdp_lib/data/targets.toml``, :mod:`pdp_lib.experiments.specs`).
+comes from the registry (``pdp_lib/data/targets.toml``, :mod:`pdp_lib.experiments.targets`).
 The tables are numbered 1..14 in their order of appearance in the LaTeX source (Tables 1-4 in
 Section 4, Tables 5-12 in Appendix "Additional Experiments", Tables 13-14 at the end of the
 appendix).  The number a cell denotes is derived from its text by :func:`parse_cell`.
@@ -38,7 +38,7 @@ from typing import Mapping, NamedTuple
 
 import pandas as pd
 
-from .specs import COLUMNS, REGISTRY, STATISTICS, SWEEPS, Registry
+from .targets import COLUMNS, REGISTRY, STATISTICS, SWEEPS, Registry
 
 __all__ = [
     "COLUMNS",
@@ -170,7 +170,7 @@ def load_tables(registry: Registry = REGISTRY, cells: str | None = None) -> Mapp
     Parameters
     ----------
     registry : Registry
-        The parsed registry (:func:`pdp_lib.experiments.specs.load_registry`).
+        The parsed registry (:func:`pdp_lib.experiments.targets.load_registry`).
     cells : str, optional
         The text of the published cells (``pdp_lib/data/published.csv`` when None).
 

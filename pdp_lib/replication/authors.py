@@ -57,7 +57,7 @@ from typing import Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..experiments.specs import REGISTRY, TargetSpec, get_target
+from ..experiments.targets import REGISTRY, TargetSpec, get_target
 from ..formatting import sci
 from ..experiments.published import TABLES, table_spec
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ..experiments.settings import REPLICATE_RUNS, SEED, SPLIT, SPLITS
 from ..experiments.draws import draw_data, draw_profile, mask_seed, training_points
 from ..experiments.engine import evaluate_sweep
-from ..experiments.specs import METHODS, get_target
+from ..experiments.targets import METHODS, get_target
 from ..profiles import DEFAULT_PROFILE, privacy_profile
 from .authors import disagreements
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..experiments.specs import get_target
+from ..experiments.targets import get_target
 from ..formatting import sci
 
 from .claim_numbers import draw_frames, misprinted_cells, values_frame

@@ -67,7 +67,7 @@ from ..mixtures import LossMixture, LossPolynomial
 from ..validation import check_count, check_positive
 from ..experiments.draws import draw_data, draw_profile, mask_seed, training_points
 from ..experiments.mixtures import method_mixtures
-from ..experiments.specs import get_target
+from ..experiments.targets import get_target
 from .authors import disagreements
 from .verdicts import band_verdicts
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..experiments.parts import loss_parts
-from ..experiments.specs import get_target
+from ..experiments.targets import get_target
 from ..formatting import percent_text, ratio_text
 from .verdicts import band_verdicts
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from cycler import cycler
 
-from ..experiments.specs import get_target
+from ..experiments.targets import get_target
 from ..formatting import MACHINE_ZERO, is_machine_zero, sci_loss
 from .authors import file_reading, load_reference, reference_column
 from .readings import target_facts

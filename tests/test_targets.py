@@ -1,5 +1,5 @@
 """Tests of the registry ``pdp_lib/data/targets.toml`` (Tables 1-14, Figures 1-18), read by
-``pdp_lib.experiments.specs.load_registry``.
+``pdp_lib.experiments.targets.load_registry``.
 
 Independent truths: the authors' output files themselves (their columns and the values they
 hold), the published cells as stored in ``published.csv`` (read here with the csv module), the
@@ -19,7 +19,8 @@ import pytest
 
 from pdp_lib.experiments import published
 from pdp_lib.replication import authors, rendering
-from pdp_lib.experiments import draw_data, reproduce, specs
+from pdp_lib.experiments import draw_data, reproduce
+from pdp_lib.experiments import targets as specs
 from pdp_lib.experiments.draws import DATASETS, SYNTHETIC_D, SYNTHETIC_N
 from pdp_lib.profiles import ProfileSpec
 

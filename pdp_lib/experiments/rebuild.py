@@ -31,7 +31,7 @@ from .draws import draw_data, draw_profile, mask_seed, mixture_seed, seed_sequen
 from .engine import evaluate_sweep
 from .mixtures import METHODS as MIXTURE_METHODS, method_mixtures
 from .settings import BOUNDS, MIXTURE_MASKS, PAPER_RUNS, REPLICATE_RUNS, RUNS, SEED, SPLIT, SPLITS
-from .specs import BEYOND_METHODS, METHODS, TARGET_NAMES, get_target
+from .targets import BEYOND_METHODS, METHODS, TARGET_NAMES, get_target
 
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
 
