@@ -210,3 +210,14 @@ def test_memory_budget_must_be_a_number():
     for bad in ("512MB", None, True, [1e6]):
         with pytest.raises(TypeError, match="memory_budget"):
             evaluate_sweep(X, y, Xt, yt, eps, [1.0], runs=5, memory_budget=bad)
+
+
+def test_batched_ridge_over_several_lambdas_is_each_lambda_alone():
+    gen = np.random.default_rng(4)
+    X, y = gen.uniform(0, 1, (60, 3)), gen.uniform(-1, 1, 60)
+    masks = gen.uniform(size=(40, 60)) < 0.5
+    masks[3] = False                                   # an empty mask gives 0
+    many = batched_ridge(X, y, masks, [0.1, 1.0, 30.0], memory_budget=20_000)
+    assert many.shape == (3, 40, 3) and not many[:, 3].any()
+    for j, lam in enumerate((0.1, 1.0, 30.0)):
+        assert np.array_equal(many[j], batched_ridge(X, y, masks, lam))

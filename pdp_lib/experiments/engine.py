@@ -369,6 +369,9 @@ def _test_parts(loss: QuadraticLoss, theta: np.ndarray, start: int):
 def batched_ridge(X, y, masks, lam, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> np.ndarray:
     """Uniform-weight ridge (eq. (2)) on the kept points of each mask: shape ``(R, d)``.
 
+    ``lam`` may also be a sequence of ``L`` values: the result is then ``(L, R, d)``, each mask's
+    Gram matrix formed once for all of them, and row ``j`` is bit for bit what ``lam[j]`` alone gives.
+
     Row ``r`` solves ``(X_m^T X_m / k + lam I) theta = X_m^T y_m / k`` for the ``k`` points
     kept by ``masks[r]``; an empty mask gives ``theta = 0`` (the minimizer of
     ``lam ||theta||^2``).  The masks are processed in blocks of rows chosen from
@@ -385,16 +388,19 @@ def batched_ridge(X, y, masks, lam, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> n
         if bad.any():
             r, i = (int(v) for v in np.argwhere(bad)[0])
             raise ValueError(f"masks[{r}, {i}] = {masks[r, i]!r} is outside the allowed values {{0, 1}}")
-    lam = check_positive(lam, "lam")
+    several = np.ndim(lam) == 1
+    lams = [check_positive(v, "lam") for v in (lam if several else [lam])]
     budget = _check_memory_budget(memory_budget)
     R, (n, d) = masks.shape[0], X.shape
     points = _Points(X, y, np.zeros(n, dtype=bool), budget)
     size = _plan(R, n, d, budget).runs_per_block
-    theta = np.empty((R, d))
+    theta = np.empty((len(lams), R, d))
     for start in range(0, R, size):
         block = masks[start:start + size]
-        theta[start:start + block.shape[0]] = _MaskedGram(points, block, start).ridge(lam)
-    return theta
+        gram = _MaskedGram(points, block, start)
+        for j, v in enumerate(lams):
+            theta[j, start:start + block.shape[0]] = gram.ridge(v)
+    return theta if several else theta[0]
 
 
 def _streams(rng, k: int) -> list:

@@ -14,7 +14,7 @@ from ..bounds import noise_scale
 from ..mechanism import calibrate, weighted_ridge
 from ..mixtures import loss_mixture
 from ..moments import QuadraticLoss
-from .engine import jorgensen_masks
+from .engine import batched_ridge, jorgensen_masks
 
 __all__ = ["method_mixtures", "METHODS"]
 
@@ -29,26 +29,6 @@ def _add_both(out: dict, loss_u: QuadraticLoss, theta: np.ndarray, eta: np.ndarr
                                    _parts=(value + lam * np.sum(theta * theta, axis=1), grad + lam * theta))
 
 
-def _masked_ridges(X, y, masks, lams):
-    """Uniform-weight ridge on each mask's kept points for every ``lambda``: ``{lam: (R, d)}``.
-
-    The same estimator as :func:`pdp_lib.experiments.batched_ridge` (eq. (2) with ``w = 1/k``, 0
-    for an empty mask), with the masks' Gram matrices formed once for all ``lambda``.
-    """
-    n, d = X.shape
-    M = masks.astype(float)
-    k = M.sum(axis=1)
-    ks = np.where(k > 0, k, 1.0)
-    G = (M @ (X[:, :, None] * X[:, None, :]).reshape(n, d * d)).reshape(-1, d, d) / ks[:, None, None]
-    b = (M @ (X * y[:, None])) / ks[:, None]
-    out = {}
-    for lam in lams:
-        theta = np.linalg.solve(G + lam * np.eye(d), b[..., None])[..., 0]
-        theta[k == 0] = 0.0
-        out[lam] = theta
-    return out
-
-
 def method_mixtures(method: str, X, y, X_test, y_test, epsilons, lams, *, masks: int = 100, B=None,
                     rng=None) -> dict:
     """The :class:`~pdp_lib.mixtures.LossMixture` of one private method for one data draw and profile, per ``lambda``.
@@ -56,7 +36,7 @@ def method_mixtures(method: str, X, y, X_test, y_test, epsilons, lams, *, masks:
     Composes the mechanism: PDP-OP and the non-personalized baseline through
     :func:`pdp_lib.calibrate` and :func:`pdp_lib.weighted_ridge` (Theorem 3.1; one centre);
     Jorgensen et al. through :func:`pdp_lib.experiments.jorgensen_masks` and
-    :func:`pdp_lib.experiments.batched_ridge`'s estimator (``masks`` equally likely samples drawn from
+    :func:`pdp_lib.experiments.batched_ridge` (``masks`` equally likely samples drawn from
     ``rng``, ``eta = k t / c(lambda)``, Section 4.2).
 
     Parameters
@@ -95,9 +75,8 @@ def method_mixtures(method: str, X, y, X_test, y_test, epsilons, lams, *, masks:
         t = jorgensen_threshold(eps, method.split("_")[1])
         m = jorgensen_masks(eps, t, masks, rng=rng)
         k = m.sum(axis=1)
-        thetas = _masked_ridges(X, np.asarray(y, dtype=float), m, lams)
-        for lam in lams:
-            theta = thetas[lam]
+        thetas = batched_ridge(X, y, m, [float(v) for v in lams])
+        for lam, theta in zip(lams, thetas):
             eta = np.where(k > 0, k * t / noise_scale(lam, d, B), np.inf)
             _add_both(out, loss_u, theta, eta, float(lam))
     else:
