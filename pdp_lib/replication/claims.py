@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..experiments.targets import get_target
-from ..formatting import sci
+from ..formatting import ratio_text
 
 from .claim_numbers import draw_frames, misprinted_cells, values_frame
 
@@ -86,7 +86,7 @@ def factor_text(x) -> str:
     x = float(x)
     if not math.isfinite(x):
         return "∞" if x > 0 else "–"
-    return f"{x:#.3g}".rstrip(".") if 1e-2 <= abs(x) < 1e3 else sci(x)
+    return ratio_text(x)
 
 
 def percent_text(x) -> str:

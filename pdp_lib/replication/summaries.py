@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..formatting import markdown_table
+from ..formatting import markdown_table, ratio_text
 
 
 __all__ = [
@@ -39,11 +39,8 @@ def claims_markdown(judgements) -> str:
     """The claims table as Markdown: one row per claim, the rule's text beside its verdict."""
     header = ["claim", "rule", "rebuilt", "published", "over the draws (95%)", "verdict"]
     keys = ["claim", "rule", "rebuilt", "published", "band", "verdict"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for j in judgements:
-        cells = j.cells()
-        lines.append("| " + " | ".join(cells[k].replace("|", "\\|") for k in keys) + " |")
-    return "\n".join(lines)
+    rows = [[j.cells()[k].replace("|", "\\|") for k in keys] for j in judgements]
+    return markdown_table(header, rows)
 
 
 def claims_block(judgements, *, name: str = "tab-claims", caption: str = CAPTION) -> str:
@@ -98,12 +95,12 @@ def coverage_text(head: dict) -> str:
 
 def causes_markdown(misses: pd.DataFrame, causes) -> str:
     """Per cause of :func:`pdp_lib.replication.misses.explain_misses`, the misses it explains, in ``causes`` order."""
-    rows = ["| cause | misses | of which sharp | published ÷ rebuilt |", "|---|---|---|---|"]
+    rows = []
     for cause in [c for c in causes if c in set(misses["cause"])]:
         m = misses[misses["cause"] == cause]
-        rows.append(f"| {cause} | {len(m)} | {int(m['sharp'].sum())} | "
-                    f"{m['ratio'].min():#.3g} to {m['ratio'].max():#.3g} |")
-    return "\n".join(rows)
+        rows.append([cause, len(m), int(m["sharp"].sum()),
+                     f"{ratio_text(m['ratio'].min())} to {ratio_text(m['ratio'].max())}"])
+    return markdown_table(["cause", "misses", "of which sharp", "published ÷ rebuilt"], rows)
 
 
 def rules_markdown(heads: dict, causes: dict, order) -> str:
