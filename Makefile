@@ -55,9 +55,11 @@ notebooks: $(STAMP)
 
 # The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
-# column at 1280 px; screenshots of one rebuilt table and two rebuilt figures.
+# column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the book
+# at 1280 px (--layout): no table wider than the column, no code box that scrolls, every figure numbered,
+# captioned and drawn at 85 dpi or more.
 check-site:
-	$(BIN)/python tools/check_site.py --search sensitivity --screenshots _build/screenshots \
+	$(BIN)/python tools/check_site.py --search sensitivity --layout --screenshots _build/screenshots \
 		--pages book/intro.html book/privacy.html book/standard_dp.html book/jorgensen.html \
 		book/variability.html book/errata.html book/personalization.html \
 		--anchors book/jorgensen.html#tab-t3-unreg book/jorgensen.html#fig-f3 book/variability.html#fig-f12

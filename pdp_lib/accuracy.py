@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_norm_chebyshev, noise_norm_quantile
-from .mechanism import _sample_l2_laplace, _weighted_ridge
+from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
 from .validation import (
     check_count,
     check_features,
@@ -52,7 +52,10 @@ from .validation import (
 )
 
 __all__ = ["AccuracyTerms", "accuracy_bound", "sharp_accuracy_bound", "AccuracyRuns",
-           "simulate_accuracy"]
+           "simulate_accuracy", "accuracy_grid", "terms_sweep", "TERMS"]
+
+TERMS = ("bias", "privacy", "label", "total")
+"""The parts of an accuracy bound, in the order of eq. (3.3), and their sum."""
 
 
 @dataclass(frozen=True)
@@ -274,3 +277,108 @@ def simulate_accuracy(X, theta_star, weights, lam, eta, sigma, runs, rng=None) -
         s_norm=np.linalg.norm(S, axis=1),
         labels_in_domain=np.all(np.abs(Y) <= 1.0, axis=0),
     )
+
+
+def accuracy_grid(X, theta_star, epsilons, lams, sigmas, deltas, runs, rng=None) -> list:
+    r"""Theorem 3.3 and its sharpened form against the mechanism, over a grid of settings.
+
+    For every privacy profile, ``lambda`` and ``sigma`` (in this order, each drawing from
+    ``rng`` in turn), :func:`simulate_accuracy` runs PDP-OP ``runs`` times; for every
+    ``delta`` the runs are compared with :func:`accuracy_bound` and
+    :func:`sharp_accuracy_bound`.  The book's chapter *Accuracy of PDP-OP*
+    (``book/accuracy.ipynb``), section *The bound against the mechanism*, asserts on the
+    returned counts that each bound is exceeded no more often than ``delta`` allows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Features in ``[0, 1]``, fixed.
+    theta_star : array-like of shape (d,)
+    epsilons : mapping
+        Profile name -> privacy levels of shape ``(n,)``, calibrated with
+        :func:`pdp_lib.mechanism.calibrate` (Theorem 3.1) for each ``lambda``.
+    lams, sigmas, deltas : sequences of float
+    runs : int
+        Runs per ``(profile, lambda, sigma)``.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    list of dict
+        One record per ``(profile, lambda, sigma, delta)``, with the keys ``profile``,
+        ``lam``, ``sigma``, ``delta``; ``paper`` and ``sharp`` (the two bounds); ``q`` (the
+        empirical ``(1 - delta)``-quantile of the error); ``k_paper``, ``k_sharp`` (runs whose
+        error exceeds each bound) and ``f_paper``, ``f_sharp`` (the same as fractions);
+        ``in_domain`` (the fraction of runs with every label in ``[-1, 1]``).
+    """
+    X = check_features(X)
+    d = X.shape[1]
+    ts = check_finite(theta_star, "theta_star", ndim=(1,))
+    runs = check_count(runs, "runs")
+    gen = check_rng(rng)
+    records = []
+    for pname, eps in epsilons.items():
+        for lam in lams:
+            cal = calibrate(eps, lam, d)
+            for sigma in sigmas:
+                sim = simulate_accuracy(X, ts, cal.weights, lam, cal.eta, sigma, runs, rng=gen)
+                for dl in deltas:
+                    paper = accuracy_bound(X, cal.weights, lam, cal.eta, np.linalg.norm(ts),
+                                           sigma, dl)
+                    sharp = sharp_accuracy_bound(X, cal.weights, lam, cal.eta, ts, sigma, dl)
+                    k_paper = int(np.sum(sim.error > paper.total))
+                    k_sharp = int(np.sum(sim.error > sharp.total))
+                    records.append(dict(profile=pname, lam=lam, sigma=sigma, delta=dl,
+                                        paper=paper.total, sharp=sharp.total,
+                                        q=np.quantile(sim.error, 1 - dl),
+                                        k_paper=k_paper, k_sharp=k_sharp,
+                                        f_paper=k_paper / runs, f_sharp=k_sharp / runs,
+                                        in_domain=sim.labels_in_domain.mean()))
+    return records
+
+
+def terms_sweep(X, theta_star, epsilons, lams, sigma, delta, runs, rng=None) -> dict:
+    r"""Each term of Theorem 3.3 next to the quantity it bounds, over a sweep of ``lambda``.
+
+    For every ``lambda`` (calibrated with :func:`pdp_lib.mechanism.calibrate`, Theorem 3.1),
+    :func:`simulate_accuracy` runs PDP-OP ``runs`` times, drawing from ``rng`` in turn.  The
+    book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``), section *Term by term*,
+    asserts that every term is at least its quantity and draws both against ``lambda``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    theta_star : array-like of shape (d,)
+    epsilons : array-like of shape (n,)
+    lams : sequence of float
+    sigma, delta : float
+    runs : int
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict of numpy.ndarray of shape (len(lams),)
+        For each name in :data:`TERMS`, the term of :func:`accuracy_bound`, and under
+        ``"e_" + name`` what it bounds: the exact bias, the empirical
+        ``(1 - delta/2)``-quantiles of ``||Z||`` and of ``||H^{-1} S||``, and the empirical
+        ``(1 - delta)``-quantile of the error; ``"sharp"``: the total of
+        :func:`sharp_accuracy_bound`.
+    """
+    X = check_features(X)
+    d = X.shape[1]
+    ts = check_finite(theta_star, "theta_star", ndim=(1,))
+    gen = check_rng(rng)
+    t = {k: [] for k in (*TERMS, *("e_" + k for k in TERMS), "sharp")}
+    for lam in lams:
+        cal = calibrate(epsilons, lam, d)
+        sim = simulate_accuracy(X, ts, cal.weights, lam, cal.eta, sigma, runs, rng=gen)
+        paper = accuracy_bound(X, cal.weights, lam, cal.eta, np.linalg.norm(ts), sigma, delta)
+        for k in TERMS:
+            t[k].append(getattr(paper, k))
+        t["sharp"].append(sharp_accuracy_bound(X, cal.weights, lam, cal.eta, ts, sigma,
+                                               delta).total)
+        t["e_bias"].append(sim.bias)
+        t["e_privacy"].append(np.quantile(sim.privacy, 1 - delta / 2))
+        t["e_label"].append(np.quantile(sim.label, 1 - delta / 2))
+        t["e_total"].append(np.quantile(sim.error, 1 - delta))
+    return {k: np.array(v) for k, v in t.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["sci", "sig", "ratio_text", "percent_text", "signed_percent", "count_text", "markdown_table",
-           "printed_half_unit", "MACHINE_ZERO", "is_machine_zero", "sci_loss"]
+           "printed_half_unit", "MACHINE_ZERO", "is_machine_zero", "sci_loss", "decimal_text", "tex_grid"]
 
 MACHINE_ZERO = 1e-20
 """A test loss below this is an exact zero up to floating-point rounding.
@@ -146,3 +146,65 @@ def printed_half_unit(value, digits: int = 3) -> float:
         raise ValueError(f"value = {value!r} is outside the allowed range: finite and != 0")
     exponent = int(f"{value:.{digits - 1}e}".split("e")[1])
     return 0.5 * 10.0 ** (exponent - digits + 1)
+
+
+def decimal_text(x, places: int) -> str:
+    """``x`` with exactly ``places`` digits after the decimal point: ``0.0042``, ``1.00``, ``-0.5``.
+
+    For the statistics of the Monte Carlo checks, printed to a fixed number of decimals: a
+    :math:`z`-score to one decimal (``|z| <= 4`` is what the checks assert), a Kolmogorov-Smirnov
+    statistic to four and a :math:`p`-value to two (tables of the book's chapters *The PDP-OP
+    mechanism*, ``book/mechanism.ipynb``, and *Exact loss moments*, ``book/moments.ipynb``).
+    Rounds the exact binary value half to even; a negative value that rounds to zero keeps its
+    sign (``-0.0``).
+
+    Parameters
+    ----------
+    x : float
+        Finite.
+    places : int
+        Digits after the decimal point, ``>= 0``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not finite or ``places`` is not an integer ``>= 0``.
+    """
+    if isinstance(places, bool) or not isinstance(places, int) or places < 0:
+        raise ValueError(f"places = {places!r} is outside the allowed range: an integer >= 0")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"x = {x!r} is outside the allowed range (-inf, inf)")
+    return f"{x:.{places}f}"
+
+
+def tex_grid(name, values, powers=False) -> str:
+    r"""A grid of settings as inline TeX: ``$\lambda \in \{10^{-2}, 10^{-1}, 1, 10\}$``.
+
+    Each value is printed by :func:`sig`, except, with ``powers``, a
+    value below one that is an exact power of ten, printed as ``10^{k}``.  The book's
+    chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``) writes its grids into the prose
+    this way, from the constants themselves.
+
+    Parameters
+    ----------
+    name : str
+        TeX of the quantity, ``"\\delta"`` say.
+    values : sequence of float
+    powers : bool, default False
+
+    Returns
+    -------
+    str
+    """
+    def one(v):
+        e = math.log10(v)
+        if powers and v < 1 and abs(e - round(e)) < 1e-12:
+            return f"10^{{{round(e)}}}"
+        return sig(v)
+
+    return f"${name} \\in \\{{" + ", ".join(one(v) for v in values) + "\\}$"

@@ -15,7 +15,14 @@ from scipy import stats
 
 from conftest import ridge_normal_equations
 from pdp_lib import calibrate, make_synthetic
-from pdp_lib.accuracy import accuracy_bound, sharp_accuracy_bound, simulate_accuracy
+from pdp_lib.accuracy import (
+    TERMS,
+    accuracy_bound,
+    accuracy_grid,
+    sharp_accuracy_bound,
+    simulate_accuracy,
+    terms_sweep,
+)
 
 
 def _gen(seed):
@@ -131,3 +138,55 @@ def test_bad_input(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         accuracy_bound(**args)
+
+
+def test_accuracy_grid_repeats_the_runs_it_reports():
+    # each record against an independent recomputation: the same generator, drawn in the grid's order
+    data = make_synthetic(40, 3, sigma=0.1, rng=_gen(20))
+    eps = {"a": _gen(21).uniform(0.05, 1.0, 40), "b": np.full(40, 0.5)}
+    lams, sigmas, deltas = (0.1, 10.0), (0.05, 0.3), (0.05, 0.2)
+    records = accuracy_grid(data.X, data.coef, eps, lams, sigmas, deltas, 500, rng=_gen(22))
+    assert len(records) == 2 * 2 * 2 * 2
+    gen = _gen(22)
+    k = 0
+    for pname, e in eps.items():
+        for lam in lams:
+            cal = calibrate(e, lam, 3)
+            for sigma in sigmas:
+                r = simulate_accuracy(data.X, data.coef, cal.weights, lam, cal.eta, sigma, 500, rng=gen)
+                for dl in deltas:
+                    rec = records[k]
+                    k += 1
+                    assert (rec["profile"], rec["lam"], rec["sigma"], rec["delta"]) == (pname, lam, sigma, dl)
+                    paper = accuracy_bound(data.X, cal.weights, lam, cal.eta, np.linalg.norm(data.coef),
+                                           sigma, dl).total
+                    sharp = sharp_accuracy_bound(data.X, cal.weights, lam, cal.eta, data.coef, sigma, dl).total
+                    assert rec["paper"] == paper and rec["sharp"] == sharp
+                    assert rec["k_paper"] == np.sum(r.error > paper)
+                    assert rec["k_sharp"] == np.sum(r.error > sharp)
+                    assert rec["f_paper"] == rec["k_paper"] / 500 and rec["f_sharp"] == rec["k_sharp"] / 500
+                    assert rec["q"] == np.quantile(r.error, 1 - dl)
+                    assert rec["in_domain"] == r.labels_in_domain.mean()
+                    assert rec["k_paper"] <= dl * 500          # Theorem 3.3 on these runs
+
+
+def test_terms_sweep_against_closed_forms():
+    data = make_synthetic(50, 4, sigma=0.1, rng=_gen(30))
+    eps = _gen(31).uniform(0.05, 1.0, 50)
+    lams, delta = np.array([0.05, 1.0, 50.0]), 0.1
+    t = terms_sweep(data.X, data.coef, eps, lams, 0.2, delta, 3000, rng=_gen(32))
+    assert set(t) == {*TERMS, *("e_" + k for k in TERMS), "sharp"}
+    for j, lam in enumerate(lams):
+        cal = calibrate(eps, lam, 4)
+        H = (data.X * cal.weights[:, None]).T @ data.X + lam * np.eye(4)
+        # the exact bias ||lam H^-1 theta*||, and the paper's bias term with lambda_min(A)
+        assert t["e_bias"][j] == pytest.approx(np.linalg.norm(lam * np.linalg.solve(H, data.coef)), rel=1e-10)
+        lmin = np.linalg.eigvalsh(H)[0] - lam
+        assert t["bias"][j] == pytest.approx(np.linalg.norm(data.coef) / (1 + lmin / lam), rel=1e-9)
+        # the privacy term against Chebyshev's radius, its quantity against the exact Gamma quantile
+        assert t["privacy"][j] == pytest.approx((4 + math.sqrt(8 / delta)) / cal.eta, rel=1e-12)
+        exact = stats.gamma.ppf(1 - delta / 2, 4, scale=1 / cal.eta)
+        assert t["e_privacy"][j] == pytest.approx(exact, rel=0.1)
+        assert t["total"][j] == pytest.approx(t["bias"][j] + t["privacy"][j] + t["label"][j], rel=1e-12)
+    for k in TERMS:
+        assert np.all(t[k] >= t["e_" + k])

@@ -1,5 +1,6 @@
 """Tests of pdp_lib.audit: the replacement geometry, the worst-neighbour search, the exact
-privacy loss of output perturbation and the Clopper--Pearson black-box audit.
+privacy loss of output perturbation, the datasets of a worst pair and the Clopper--Pearson
+black-box audit of a pair.
 
 Truths used: the normal equations solved directly on the modified datasets, brute force
 over grids of replacement records, a closed-form worst case (all other points at the
@@ -16,10 +17,11 @@ from scipy import stats
 from scipy.spatial.distance import pdist
 
 from conftest import make_domain_data, ridge_normal_equations
-from pdp_lib import calibrate, pdp_op, sensitivity_bound
+from pdp_lib import calibrate, pdp_op, sensitivity_bound, weighted_ridge
 from pdp_lib.bounds import sharp_norm_bound
 from pdp_lib.audit import (
     ReplacementGeometry,
+    audit_pair,
     clopper_pearson,
     epsilon_lower_bound,
     likelihood_ratio_scores,
@@ -31,6 +33,7 @@ from pdp_lib.audit import (
     vertex_lower_bound,
     worst_neighbour,
     worst_neighbours,
+    worst_pair_datasets,
 )
 
 
@@ -338,7 +341,7 @@ def test_epsilon_lower_bound_hand_computed():
 def test_threshold_audit_is_valid_and_powerful_on_the_laplace_mechanism():
     # d = 1: theta = 0 versus 1 with eta = 1, privacy loss exactly 1
     gen = _gen(60)
-    sd = sample_l2 = gen.laplace(0.0, 1.0, 60000)
+    sd = gen.laplace(0.0, 1.0, 60000)
     sp = gen.laplace(-1.0, 1.0, 60000)
     res = threshold_audit(projection_scores(sd[:, None], np.array([0.0]), np.array([-1.0])),
                           projection_scores(sp[:, None], np.array([0.0]), np.array([-1.0])))
@@ -359,6 +362,66 @@ def test_likelihood_ratio_scores_are_bounded_by_the_loss():
     o = gen.normal(size=(1000, 3))
     s = likelihood_ratio_scores(o, ta, tb, 2.0)
     assert np.all(np.abs(s) <= 2.0 * 0.5 + 1e-12)
+
+
+def test_worst_pair_datasets_hold_the_records_found_in_their_slot():
+    X, y, _ = make_domain_data(15, 3, seed=80)
+    w = _weights(15, 80)
+    X0, y0 = X.copy(), y.copy()
+    found = worst_neighbours(X, y, w, 0.4, indices=[9, 2], pair=True, rng=0)
+    for k, i in enumerate((9, 2)):
+        X_a, y_a, X_b, y_b = worst_pair_datasets(X, y, found, i)
+        rest = np.arange(15) != i
+        for Xr, yr in ((X_a, y_a), (X_b, y_b)):
+            np.testing.assert_array_equal(Xr[rest], X[rest])
+            np.testing.assert_array_equal(yr[rest], y[rest])
+        np.testing.assert_array_equal(X_a[i], found.x_a[k])
+        np.testing.assert_array_equal(X_b[i], found.x_b[k])
+        assert (y_a[i], y_b[i]) == (found.y_a[k], found.y_b[k])
+        gap = ridge_normal_equations(X_a, y_a, w, 0.4) - ridge_normal_equations(X_b, y_b, w, 0.4)
+        assert np.linalg.norm(gap) == pytest.approx(found.distance[k], rel=1e-9)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    with pytest.raises(ValueError, match=r"i = 5 is outside the allowed range"):
+        worst_pair_datasets(X, y, found, 5)
+
+
+def test_audit_pair_certifies_most_of_a_nearly_tight_pair():
+    # d = 1, slot 0 at (1, +1) against (1, -1), the others at the origin: the exact loss from
+    # Theorem 3.1's eta written out and the normal equations, nearly eps_0 = 1
+    n, lam = 20, 100.0
+    X = np.zeros((n, 1))
+    X[0] = 1.0
+    y_a = np.zeros(n)
+    y_a[0] = 1.0
+    eps = np.ones(n)
+    res = audit_pair(X, y_a, X, -y_a, eps, lam, 20_000, rng=7)
+    B = min(1 / np.sqrt(lam), 1 / lam)
+    eta = lam * eps.sum() / (2 * (1 + B))
+    w = eps / eps.sum()
+    gap = ridge_normal_equations(X, y_a, w, lam) - ridge_normal_equations(X, -y_a, w, lam)
+    exact = eta * np.linalg.norm(gap)
+    assert res.exact == pytest.approx(exact, rel=1e-12)
+    assert 0.98 < exact < 1.0
+    for test in (res.projection, res.likelihood_ratio):
+        assert 0.85 * exact <= test.epsilon_lower <= exact
+        assert test.n_eval == 10_000
+
+
+def test_audit_pair_draws_d_then_d_prime_from_one_generator():
+    X, y, eps = make_domain_data(12, 2, seed=70)
+    X_b, y_b = _replace(X, y, 3, np.array([1.0, 0.0]), -1.0)
+    gen = np.random.default_rng(5)
+    sa = sample_mechanism(X, y, eps, 0.5, 400, rng=gen)
+    sb = sample_mechanism(X_b, y_b, eps, 0.5, 400, rng=gen)
+    cal = calibrate(eps, 0.5, 2)
+    ta, tb = weighted_ridge(X, y, cal.weights, 0.5), weighted_ridge(X_b, y_b, cal.weights, 0.5)
+    projection = threshold_audit(projection_scores(sa, ta, tb), projection_scores(sb, ta, tb))
+    likelihood = threshold_audit(likelihood_ratio_scores(sa, ta, tb, cal.eta),
+                                 likelihood_ratio_scores(sb, ta, tb, cal.eta))
+    for rng in (5, np.random.default_rng(5)):      # an int seed makes one generator too
+        res = audit_pair(X, y, X_b, y_b, eps, 0.5, 400, rng=rng)
+        assert res.projection == projection and res.likelihood_ratio == likelihood
 
 
 # ------------------------------------------------------------------ bad input

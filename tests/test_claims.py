@@ -249,3 +249,32 @@ def test_rules_markdown_puts_each_rule_set_in_a_column():
     assert lines[4] == "| fixed cells inside | 0 of 2 | 2 of 2 |"
     assert lines[5] == "| misses | 5 | 2 |"
     assert lines[6:] == ["| … misprint | 2 | 2 |", "| … printed rounding | 3 | 0 |"]   # unexplained: none
+
+
+def test_table_list_names_each_table_once_in_order():
+    rows = pd.DataFrame({"table": [9, 5, 7, 5, 9]})
+    assert summaries.table_list(rows) == "5, 7, 9"
+    assert summaries.table_list(rows.iloc[:0]) == ""
+
+
+def test_draws_markdown_one_row_per_draw():
+    base = dict(group="G1", dataset="medical_cost", method="non_personalized", statistic="min ε",
+                tables="2", cells=24, misses=24, implied=0.0121, percentile=0.981, draws=0,
+                replicates=40, row_draws=0)
+    groups = pd.DataFrame([
+        base,
+        {**base, "group": "G2", "implied": np.nan, "percentile": np.nan},
+        {**base, "group": "G3", "dataset": "synthetic", "method": "pdp_op", "statistic": "Σε",
+         "implied": 0.16, "percentile": 0.99912, "draws": 5},
+        {**base, "group": "G4", "dataset": "synthetic", "implied": np.nan, "percentile": np.nan,
+         "row_draws": 7},
+    ])
+    lines = summaries.draws_markdown(groups).splitlines()
+    assert lines[0] == ("| draw | data | column: statistic | tables | cells (misses) | implied value "
+                        "| percentile |")
+    assert lines[2] == "| G1 | Medical Cost | non-personalized: min ε | 2 | 24 (24) | 1.21 × 10⁻² | 98.1% |"
+    assert lines[3].endswith("| none | – |")
+    assert lines[4] == ("| G3 | synthetic | PDP-OP: Σε | 2 | 24 (24) | 1.60 × 10⁻¹ "
+                        "| 99.9% (5 of 40 data draws) |")
+    assert lines[5].endswith("| none | – (row alone: 7 of 40 data draws) |")
+    assert len(lines) == 6

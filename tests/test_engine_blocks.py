@@ -192,6 +192,18 @@ def test_batched_ridge_does_not_depend_on_the_block_size():
     np.testing.assert_array_equal(whole[3], 0.0)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_the_threaded_solve_is_numpys_bit_for_bit(monkeypatch, threads):
+    gen = np.random.default_rng(8)
+    A = gen.normal(size=(5000, 7, 7))
+    G, b = A @ A.transpose(0, 2, 1) + 0.1 * np.eye(7), gen.normal(size=(5000, 7))
+    monkeypatch.setattr(engine, "_SOLVE_THREADS", threads)
+    monkeypatch.setattr(engine, "_solve_pool", None)
+    for rows in (1, engine._SOLVE_MIN_ROWS - 1, engine._SOLVE_MIN_ROWS, 5000):
+        np.testing.assert_array_equal(engine._solve_stack(G[:rows], b[:rows]),
+                                      np.linalg.solve(G[:rows], b[:rows, :, None])[..., 0])
+
+
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), -float("inf")])
 def test_memory_budget_must_be_a_positive_finite_number(bad):
     X, y, Xt, yt, eps = _data(5, n=10)

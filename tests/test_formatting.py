@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pdp_lib import sci, sig
+from pdp_lib.formatting import decimal_text, tex_grid
 
 
 @pytest.mark.parametrize("x, expected", [
@@ -57,3 +58,39 @@ def test_ratio_and_percent_texts_by_hand():
     assert markdown_table(["a", "b"], [["1", "2"], ["x", ""]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n| x |  |"
     with pytest.raises(ValueError, match=r"rows\[0\] has 1 cells"):
         markdown_table(["a", "b"], [["1"]])
+
+
+# --------------------------------------------------------------------------- printed decimals
+@pytest.mark.parametrize("x, places, text", [
+    (0.00424, 4, "0.0042"), (0.99999, 2, "1.00"), (0.88, 2, "0.88"), (-0.5, 1, "-0.5"),
+    (3.0, 1, "3.0"), (-0.04, 1, "-0.0"), (12.0, 0, "12"), (np.float64(1.25), 1, "1.2")])
+def test_decimal_text_by_hand(x, places, text):
+    assert decimal_text(x, places) == text
+
+
+def test_decimal_text_rounds_the_exact_binary_value_half_to_even():
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    rng = np.random.default_rng(77)
+    values = np.concatenate([rng.normal(scale=5.0, size=500), np.arange(-40, 41) / 8])
+    for places in (0, 1, 2, 4):
+        quantum = Decimal(1).scaleb(-places)
+        for x in values:
+            exact = Decimal(float(x)).quantize(quantum, rounding=ROUND_HALF_EVEN)
+            assert decimal_text(x, places) == str(exact), (x, places)
+
+
+@pytest.mark.parametrize("x, places", [(np.nan, 1), (np.inf, 2), (1.0, -1), (1.0, 1.5), (1.0, True)])
+def test_decimal_text_rejects(x, places):
+    with pytest.raises(ValueError, match="outside the allowed range"):
+        decimal_text(x, places)
+
+
+@pytest.mark.parametrize("name, values, powers, expected", [
+    ("\\delta", (0.01, 0.1), False, "$\\delta \\in \\{0.01, 0.1\\}$"),
+    ("\\lambda", (1e-2, 1e-1, 1.0, 10.0, 100.0), True, "$\\lambda \\in \\{10^{-2}, 10^{-1}, 1, 10, 100\\}$"),
+    ("\\sigma", (0.05, 0.2, 0.5), True, "$\\sigma \\in \\{0.05, 0.2, 0.5\\}$"),
+    ("x", (0.001234, 12345.0), False, "$x \\in \\{0.00123, 1.23e+04\\}$"),
+])
+def test_tex_grid(name, values, powers, expected):
+    assert tex_grid(name, values, powers) == expected

@@ -14,6 +14,11 @@ Usage (after ``make book``)::
    at, checks that every table of those pages fits the text column at 1280 px (no
    horizontal scroll), and with ``--anchors PAGE#ID ...`` screenshots those places (a
    table, a figure); pages are opened from ``file://`` so nothing leaves the machine.
+5. With ``--layout``: on every page of the book, laid out by headless Chromium at 1280 px,
+   no table is wider than the text column, no code box scrolls (its lines fit), and every
+   figure of a chapter has a caption with a number and is drawn at ``MIN_DPI`` or more (the
+   PNG's own dpi times the scale at which the page shows it), so that its text, drawn at
+   10.5 pt or more, is at least 80% of the body text's size.
 
 Exits with status 1 and a list of problems when a check fails.
 """
@@ -26,6 +31,7 @@ import json
 import re
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
 from html.parser import HTMLParser
@@ -147,6 +153,22 @@ window.addEventListener("load", function () {
     if (t.scrollWidth > room + 1) wide.push((t.id || "(no id)") + ": " + t.scrollWidth + " px in " + room + " px");
   });
   var tables = document.querySelectorAll("article table").length;
+  var code = [];
+  document.querySelectorAll("article div.cell_input pre, article div.highlight pre").forEach(function (p) {
+    if (p.scrollWidth > p.clientWidth + 1) {
+      var line = p.textContent.split("\n").reduce(function (a, b) { return b.length > a.length ? b : a; }, "");
+      code.push(p.scrollWidth + " px in " + p.clientWidth + " px: " + line.trim().slice(0, 60));
+    }
+  });
+  var images = [];
+  document.querySelectorAll("article img").forEach(function (img) {
+    if (!/\.png$/i.test(img.getAttribute("src") || "")) return;
+    var fig = img.closest("figure");
+    var cap = fig ? fig.querySelector("figcaption") : null;
+    images.push({src: img.getAttribute("src"), natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+                 caption: !!cap, numbered: !!(cap && cap.querySelector(".caption-number")),
+                 id: fig ? (fig.id || "") : ""});
+  });
   var anchor = "__ANCHOR__";
   if (anchor) {  // bring the anchor to the top of the page: hide everything of the article before it
     var el = document.getElementById(anchor);
@@ -154,7 +176,8 @@ window.addEventListener("load", function () {
       for (var s = n.previousElementSibling; s; s = s.previousElementSibling) s.style.display = "none";
     }
   }
-  document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide});
+  document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide,
+                                                code: code, images: images});
 });
 </script>"""
 
@@ -177,8 +200,8 @@ def _chromium_args(profile: str, width: int, height: int) -> list:
             f"--window-size={width},{height}", "--virtual-time-budget=15000"]
 
 
-def wide_tables(page: Path, width: int = 1280) -> tuple[int, list[str]]:
-    """The tables of ``page`` wider than the text column at ``width`` px: ``(tables, problems)``."""
+def _layout_report(page: Path, width: int) -> dict | None:
+    """What the layout script measured on ``page`` at ``width`` px, or None if it did not run."""
     copy = _with_script(page)
     try:
         with tempfile.TemporaryDirectory() as profile:
@@ -187,10 +210,56 @@ def wide_tables(page: Path, width: int = 1280) -> tuple[int, list[str]]:
     finally:
         copy.unlink()
     found = re.search(r"<title>LAYOUT (.*?)</title>", dom, flags=re.S)
-    if not found:
+    return json.loads(html_lib.unescape(found.group(1))) if found else None
+
+
+def wide_tables(page: Path, width: int = 1280) -> tuple[int, list[str]]:
+    """The tables of ``page`` wider than the text column at ``width`` px: ``(tables, problems)``."""
+    report = _layout_report(page, width)
+    if report is None:
         return 0, [f"{page.name}: the layout script did not run"]
-    report = json.loads(html_lib.unescape(found.group(1)))
     return report["tables"], [f"{page.name} at {width} px: table {w}" for w in report["wide"]]
+
+
+MIN_DPI = 85
+"""Least dpi at which a figure may be drawn on the page at 1280 px (the PNG's dpi times its scale)."""
+
+
+def png_dpi(path: Path) -> float | None:
+    """The dpi stored in a PNG's ``pHYs`` chunk (matplotlib writes the figure's), or None."""
+    data = path.read_bytes()
+    at = data.find(b"pHYs")
+    if at < 0:
+        return None
+    per_x, _, unit = struct.unpack(">IIB", data[at + 4:at + 13])
+    return per_x * 0.0254 if unit == 1 else None
+
+
+def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
+    """Tables, code boxes and figures of ``page`` laid out at ``width`` px: ``(counts, problems)``."""
+    report = _layout_report(page, width)
+    if report is None:
+        return {}, [f"{page.name}: the layout script did not run"]
+    where = f"{page.name} at {width} px"
+    problems = [f"{where}: table {w}" for w in report["wide"]]
+    problems += [f"{where}: code box {c}" for c in report["code"]]
+    dpis = []
+    for img in report["images"]:
+        file = (page.parent / unquote(img["src"])).resolve()
+        name = img["id"] or Path(img["src"]).name
+        if not img["numbered"]:
+            problems.append(f"{where}: figure {name} has no numbered caption")
+        dpi = png_dpi(file) if file.exists() else None
+        if dpi is None or not img["natural"]:
+            problems.append(f"{where}: figure {name}: no dpi in {file.name}")
+            continue
+        drawn = dpi * img["shown"] / img["natural"]
+        dpis.append(drawn)
+        if drawn < MIN_DPI:
+            problems.append(f"{where}: figure {name} drawn at {drawn:.0f} dpi (at least {MIN_DPI})")
+    counts = {"tables": report["tables"], "figures": len(report["images"]),
+              "least dpi": round(min(dpis)) if dpis else None}
+    return counts, problems
 
 
 def anchor_screenshot(page: Path, anchor: str, out: Path, width: int, height: int) -> None:
@@ -230,6 +299,8 @@ def main(argv=None) -> int:
                     help="pages (relative to --html) to screenshot")
     ap.add_argument("--height", type=int, default=2400, help="screenshot height in pixels")
     ap.add_argument("--search", default=None, help="also run the site's search for this word (Chromium)")
+    ap.add_argument("--layout", action="store_true",
+                    help="lay out every page of the book at 1280 px (Chromium): tables, code boxes, figures")
     ap.add_argument("--anchors", nargs="*", default=[],
                     help="PAGE#ID: also screenshot these places (1280 and 390 px), e.g. a table or a figure")
     args = ap.parse_args(argv)
@@ -265,6 +336,11 @@ def main(argv=None) -> int:
                 out = args.screenshots / f"{stem}-{label}.png"
                 anchor_screenshot(root / rel, anchor, out, width, height)
                 print(f"wrote {out}")
+    if args.layout:
+        for page in sorted((root / "book").glob("*.html")):
+            counts, found = layout_problems(page)
+            problems += found
+            print(f"{page.relative_to(root)}: {counts}, {len(found)} layout problem(s)")
     n_pages = len([p for p in root.rglob('*.html') if '_static' not in p.parts])
     if problems:
         print(f"{len(problems)} problem(s) in {n_pages} pages:")

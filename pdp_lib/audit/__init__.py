@@ -15,12 +15,20 @@ the worst-neighbour search (Theorem A.4)       (:class:`ReplacementGeometry`,
                                                :func:`worst_neighbours`,
                                                :func:`worst_neighbour`,
                                                :func:`vertex_lower_bound`)
+the sensitivity chapter's searches: random     :mod:`~pdp_lib.audit.sensitivity_checks`
+strongly convex pairs (Lemma A.3) and the      (:func:`strongly_convex_pair`,
+worst neighbour of each slot of a              :func:`minimize_smooth`,
+configuration (Theorem A.4)                    :func:`slot_search`)
 exact and realized privacy loss of output      :mod:`~pdp_lib.audit.privacy_loss`
 perturbation (Lemma A.5)                       (:func:`realized_privacy_loss`,
-                                               :func:`log_density_ratio`)
+                                               :func:`log_density_ratio`,
+                                               :func:`worst_pair_datasets`)
 black-box audits: samples, scores,             :mod:`~pdp_lib.audit.blackbox`
 Clopper--Pearson lower bounds on ``epsilon``   (:func:`sample_mechanism`,
-                                               :func:`threshold_audit`, ...)
+                                               :func:`threshold_audit`,
+                                               :func:`audit_pair`, ...)
+the loss of a change of one slot's level,      :mod:`~pdp_lib.audit.level_change`
+the record unchanged                           (:func:`level_change_loss`)
 exact output density of Jorgensen et al.'s     :mod:`~pdp_lib.audit.jorgensen`
 sampling baseline                              (:func:`jorgensen_log_density`)
 which outputs a centre can produce bit for     :mod:`~pdp_lib.audit.floating_point`
@@ -33,13 +41,16 @@ library's sampler in d = 1                     :func:`textbook_reachable`,
 Derived and used in the book's chapters *Sensitivity of the weighted ridge solution*
 (``book/sensitivity.ipynb``: norms, neighbours), *Privacy of PDP-OP*
 (``book/privacy.ipynb``: privacy loss, black-box audits) and *What the guarantee does not
-cover* (``book/limits.ipynb``: privacy loss, Jorgensen's density, floating point).
+cover* (``book/limits.ipynb``: privacy loss, a change of level, Jorgensen's density, floating
+point).
 """
 
 from __future__ import annotations
 
 from .blackbox import (
     AuditResult,
+    PairAudit,
+    audit_pair,
     clopper_pearson,
     epsilon_lower_bound,
     likelihood_ratio_scores,
@@ -56,6 +67,7 @@ from .floating_point import (
     textbook_reachable,
 )
 from .jorgensen import jorgensen_log_density
+from .level_change import LevelChange, level_change_loss
 from .neighbours import (
     ReplacementGeometry,
     WorstNeighbour,
@@ -65,7 +77,18 @@ from .neighbours import (
     worst_neighbours,
 )
 from .norms import NormSearch, largest_norm_dataset, unregularized_solution
-from .privacy_loss import RealizedLoss, log_density_ratio, realized_privacy_loss
+from .privacy_loss import (
+    RealizedLoss,
+    log_density_ratio,
+    realized_privacy_loss,
+    worst_pair_datasets,
+)
+from .sensitivity_checks import (
+    SlotSearch,
+    minimize_smooth,
+    slot_search,
+    strongly_convex_pair,
+)
 
 __all__ = [
     "NormSearch",
@@ -76,9 +99,14 @@ __all__ = [
     "worst_neighbour",
     "worst_neighbours",
     "vertex_lower_bound",
+    "SlotSearch",
+    "minimize_smooth",
+    "slot_search",
+    "strongly_convex_pair",
     "RealizedLoss",
     "realized_privacy_loss",
     "log_density_ratio",
+    "worst_pair_datasets",
     "sample_mechanism",
     "projection_scores",
     "likelihood_ratio_scores",
@@ -86,6 +114,10 @@ __all__ = [
     "epsilon_lower_bound",
     "AuditResult",
     "threshold_audit",
+    "PairAudit",
+    "audit_pair",
+    "LevelChange",
+    "level_change_loss",
     "jorgensen_log_density",
     "textbook_laplace",
     "textbook_reachable",

@@ -3,9 +3,10 @@ r"""Black-box audits: Clopper--Pearson lower bounds on ``epsilon`` from samples 
 Sample the mechanism on ``D`` and ``D'`` (:func:`sample_mechanism`), score the outputs
 (:func:`projection_scores`, :func:`likelihood_ratio_scores`), build a threshold test on a
 held-out half and turn its error rates into a Clopper--Pearson lower bound on ``epsilon``
-(:func:`threshold_audit`; Clopper and Pearson 1934; Jagielski et al. 2020).  Used in the
-book's chapters *Privacy of PDP-OP* (``book/privacy.ipynb``) and *What the guarantee does
-not cover* (``book/limits.ipynb``).
+(:func:`threshold_audit`; Clopper and Pearson 1934; Jagielski et al. 2020);
+:func:`audit_pair` runs both tests on one pair of datasets.  Used in the book's chapters
+*Privacy of PDP-OP* (``book/privacy.ipynb``) and *What the guarantee does not cover*
+(``book/limits.ipynb``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..mechanism import _run_pdp_op
-from ..validation import check_count, check_finite, check_fraction
+from ..mechanism import _run_pdp_op, calibrate, weighted_ridge
+from ..validation import check_count, check_finite, check_fraction, check_rng
 from .privacy_loss import log_density_ratio
 
 __all__ = ["sample_mechanism", "projection_scores", "likelihood_ratio_scores", "clopper_pearson",
-           "epsilon_lower_bound", "AuditResult", "threshold_audit"]
+           "epsilon_lower_bound", "AuditResult", "threshold_audit", "PairAudit", "audit_pair"]
 
 
 def sample_mechanism(X, y, epsilons, lam, size, B=None, rng=None) -> np.ndarray:
@@ -208,3 +209,63 @@ def threshold_audit(scores_d, scores_dprime, alpha=0.05, n_thresholds=400) -> Au
     eps_lo = epsilon_lower_bound(tp_e, n_d, fp_e, n_p, alpha)
     return AuditResult(epsilon_lower=eps_lo, threshold=tau, tpr=tp_e / n_d, fpr=fp_e / n_p,
                        n_eval=min(n_d, n_p), alpha=alpha)
+
+
+@dataclass(frozen=True)
+class PairAudit:
+    """Outcome of :func:`audit_pair`: the exact privacy loss of a pair and two audits of it.
+
+    Attributes
+    ----------
+    exact : float
+        ``eta * ||theta_bar(D) - theta_bar(D')||``, the exact privacy loss of the pair
+        (Lemma A.5, sharpened).
+    projection : AuditResult
+        The threshold audit on :func:`projection_scores`.
+    likelihood_ratio : AuditResult
+        The threshold audit on :func:`likelihood_ratio_scores`.
+    """
+
+    exact: float
+    projection: AuditResult
+    likelihood_ratio: AuditResult
+
+
+def audit_pair(X_a, y_a, X_b, y_b, epsilons, lam, size, rng=None) -> PairAudit:
+    r"""Black-box audits of PDP-OP on two datasets ``D = (X_a, y_a)`` and ``D' = (X_b, y_b)``.
+
+    Derived in the book's chapter *Privacy of PDP-OP* (``book/privacy.ipynb``), section
+    *A black-box audit*: calibrate with the profile ``epsilons`` (Theorem 3.1), draw ``size``
+    outputs of the mechanism on ``D`` and then ``size`` on ``D'`` (:func:`sample_mechanism`,
+    in this order, from one generator), and run :func:`threshold_audit` on the
+    :func:`projection_scores` and on the :func:`likelihood_ratio_scores` of the draws.  Each
+    audit's lower bound is at most the exact loss of the pair, up to its confidence level.
+
+    Parameters
+    ----------
+    X_a, X_b : array-like of shape (n, d)
+    y_a, y_b : array-like of shape (n,)
+        Two datasets that differ in one slot.
+    epsilons : array-like of shape (n,)
+        The privacy profile, the same for both.
+    lam : float
+        ``lam > 0``.
+    size : int
+        Draws per dataset (half choose each test's threshold, half certify).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    PairAudit
+    """
+    gen = check_rng(rng)
+    cal = calibrate(epsilons, lam, np.shape(X_a)[1])
+    ta = weighted_ridge(X_a, y_a, cal.weights, lam)
+    tb = weighted_ridge(X_b, y_b, cal.weights, lam)
+    sa = sample_mechanism(X_a, y_a, epsilons, lam, size, rng=gen)
+    sb = sample_mechanism(X_b, y_b, epsilons, lam, size, rng=gen)
+    projection = threshold_audit(projection_scores(sa, ta, tb), projection_scores(sb, ta, tb))
+    likelihood = threshold_audit(likelihood_ratio_scores(sa, ta, tb, cal.eta),
+                                 likelihood_ratio_scores(sb, ta, tb, cal.eta))
+    return PairAudit(exact=cal.eta * np.linalg.norm(ta - tb), projection=projection,
+                     likelihood_ratio=likelihood)

@@ -4,7 +4,8 @@ For output perturbation with a fixed ``eta`` the privacy loss between ``D`` and 
 exactly ``eta * ||theta_bar(D) - theta_bar(D')||`` (the supremum of the log density ratio
 :func:`log_density_ratio`; attained along the direction of the difference).
 :func:`realized_privacy_loss` reports it per point against ``epsilon_i``, with the worst
-neighbours of :mod:`pdp_lib.audit.neighbours`.  Derived in the book's chapter *Privacy of
+neighbours of :mod:`pdp_lib.audit.neighbours`; :func:`worst_pair_datasets` builds the two
+datasets of a slot's worst pair.  Derived in the book's chapter *Privacy of
 PDP-OP* (``book/privacy.ipynb``) and used in *What the guarantee does not cover*
 (``book/limits.ipynb``).
 """
@@ -20,7 +21,7 @@ from ..mechanism import calibrate
 from ..validation import check_problem, check_finite, check_positive
 from .neighbours import WorstNeighbour, worst_neighbours
 
-__all__ = ["RealizedLoss", "realized_privacy_loss", "log_density_ratio"]
+__all__ = ["RealizedLoss", "realized_privacy_loss", "log_density_ratio", "worst_pair_datasets"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +115,38 @@ def log_density_ratio(outputs, theta_a, eta_a, theta_b, eta_b=None) -> np.ndarra
     d = ta.shape[0]
     return (d * np.log(eta_a / eta_b) - eta_a * np.linalg.norm(o - ta, axis=-1)
             + eta_b * np.linalg.norm(o - tb, axis=-1))
+
+
+def worst_pair_datasets(X, y, neighbours: WorstNeighbour, i):
+    r"""The two datasets of slot ``i``'s worst pair: ``D`` and ``D'``, each with one record in slot ``i``.
+
+    Used in the book's chapter *Privacy of PDP-OP* (``book/privacy.ipynb``), section *A
+    black-box audit*, to audit the pair that a search of :func:`worst_neighbours` with
+    ``pair=True`` found: ``D`` puts ``(x_a[i], y_a[i])`` in slot ``i``, ``D'`` puts
+    ``(x_b[i], y_b[i])``, and every other slot keeps the data ``(X, y)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,)
+    neighbours : WorstNeighbour
+        The records found (``pair=True``; with ``pair=False`` the record ``x_a, y_a`` is
+        the data's own).
+    i : int
+        The slot, one of ``neighbours.indices``.
+
+    Returns
+    -------
+    X_a, y_a, X_b, y_b : numpy.ndarray
+        Copies; ``X`` and ``y`` are not modified.
+    """
+    X_a, y_a = np.array(X, dtype=float), np.array(y, dtype=float)
+    found = np.flatnonzero(np.asarray(neighbours.indices) == i)
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or len(found) != 1:
+        raise ValueError(f"i = {i!r} is outside the allowed range: one of the slots searched "
+                         "(neighbours.indices)")
+    k = int(found[0])
+    X_b, y_b = X_a.copy(), y_a.copy()
+    X_a[i], y_a[i] = neighbours.x_a[k], neighbours.y_a[k]
+    X_b[i], y_b[i] = neighbours.x_b[k], neighbours.y_b[k]
+    return X_a, y_a, X_b, y_b

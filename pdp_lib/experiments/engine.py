@@ -40,7 +40,9 @@ depend on how many rows it has).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,19 +52,14 @@ from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
 from .beyond import exact_columns, jorgensen_oracle
+from .blocks import (  # noqa: F401  (_bytes_per_run, _tiles: the memory plan, re-exported for its tests)
+    _POINT_SHARE, _TILE, _TILE_BYTES, DEFAULT_MEMORY_BUDGET, _bytes_per_run, _check_memory_budget, _load,
+    _plan, _rows, _tiles, block_size,
+)
 from .targets import BEYOND_COLUMNS, BEYOND_METHODS, COLUMNS, METHODS
 
 __all__ = ["SweepResult", "evaluate_sweep", "jorgensen_masks", "batched_ridge", "block_size",
            "DEFAULT_MEMORY_BUDGET"]
-
-DEFAULT_MEMORY_BUDGET = 512 * 10**6
-"""Default ``memory_budget`` of :func:`evaluate_sweep`, in bytes (512 MB)."""
-
-# Shares of the budget: the products x_i x_i^T of the points; the arrays kept for a whole block
-# of runs; the uniforms, drawn a few rows at a time.
-_POINT_SHARE, _BLOCK_SHARE, _CHUNK_SHARE = 0.25, 0.5, 0.25
-_TILE = 256                 # runs per matrix product
-_TILE_BYTES = 32 * 2**20    # float copies of one tile of runs over one chunk of points or test points
 
 
 @dataclass(frozen=True)
@@ -107,86 +104,6 @@ class SweepResult:
         return (self.mean_se if statistic == "mean" else self.std_se)[column]
 
 
-def _check_memory_budget(memory_budget) -> float:
-    """``memory_budget`` as a float: a finite number of bytes ``> 0``.
-
-    ``ValueError`` naming it and the allowed range ``(0, inf)`` otherwise (``TypeError`` if it
-    is not a real number), as every argument of :mod:`pdp_lib`.
-    """
-    return check_positive(memory_budget, "memory_budget")
-
-
-def _rows(total: int, bytes_per_row: float, budget: float) -> int:
-    """The most rows of ``bytes_per_row`` bytes that fit in ``budget``, clipped to ``[1, total]``."""
-    return int(min(total, max(1.0, budget // bytes_per_row)))
-
-
-def _bytes_per_run(n: int, d: int) -> int:
-    """Bytes kept for one run (one mask) while its block is processed.
-
-    Its mask over the ``n`` random points (``bool``), and in float64 words the triangle of
-    ``X_m^T X_m`` (``d(d+1)/2``), the Gram matrix (``d^2``), a dozen ``d``-vectors (right-hand
-    side, diagonal, solution, gradients) and a dozen numbers (kept count, ``eta``, loss values).
-    """
-    return n + 8 * (d * (d + 1) // 2 + d * d + 12 * d + 12)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """How one Jorgensen variant is cut to fit a memory budget (see :func:`block_size`).
-
-    ``runs_per_block`` runs share one Gram stack and one batched solve; within a block the
-    uniforms are drawn ``draw_rows`` rows at a time.
-    """
-
-    runs_per_block: int
-    draw_rows: int
-
-
-def _plan(runs: int, n: int, d: int, budget: float) -> _Plan:
-    size = _rows(runs, _bytes_per_run(n, d), _BLOCK_SHARE * budget)
-    if _TILE <= size < runs:
-        size -= size % _TILE  # whole tiles: no tile is split between two blocks
-    return _Plan(runs_per_block=size, draw_rows=_rows(size, 8 * max(n, 1), _CHUNK_SHARE * budget))
-
-
-def block_size(runs, n, d, memory_budget=DEFAULT_MEMORY_BUDGET) -> int:
-    """Runs per block of the Jorgensen Monte Carlo in :func:`evaluate_sweep`.
-
-    The budget is shared: a quarter for the products ``x_i x_i^T`` of the points (kept whole
-    when they fit, else formed a chunk of points at a time), half for the arrays kept for
-    every run of a block (its mask as booleans, Gram matrix, solutions:
-    ``n + 8 (d(d+1)/2 + d^2 + 12 d + 12)`` bytes), a quarter for the uniforms, drawn a few
-    rows at a time.  This returns the most runs that fit in their half, rounded down to whole
-    tiles of ``_TILE`` (256) runs when there are more runs than that, at least 1 (a budget too
-    small for one run gives blocks of one run, and is then exceeded by the arrays of that run)
-    and at most ``runs``.  The blocks are ``[0, s), [s, 2s), ...`` with ``s`` this size: there
-    are ``ceil(runs / s)`` of them.  Besides the budget, the products are made in a working set
-    of a fixed size (``_TILE_BYTES``, 32 MiB: a tile of runs over a chunk of points), so that
-    their rounding does not depend on the budget.  Neither the number of test points nor the
-    number of ``lambda`` values changes the size.
-
-    Parameters
-    ----------
-    runs : int
-        Number of runs (masks).
-    n : int
-        Points drawn per mask (those whose keep probability is below 1).
-    d : int
-        Number of features.
-    memory_budget : float, default DEFAULT_MEMORY_BUDGET
-        Bytes, finite and ``> 0``.
-
-    Returns
-    -------
-    int
-        In ``[1, runs]``.
-    """
-    runs = check_count(runs, "runs")
-    budget = _check_memory_budget(memory_budget)
-    return _plan(runs, n, d, budget).runs_per_block
-
-
 def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> np.ndarray:
     """``runs`` independent draws of Jorgensen et al.'s sample, shape ``(runs, n)`` (bool).
 
@@ -207,27 +124,6 @@ def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY
         stop = min(start + rows, runs)
         masks[start:stop, rand] = _draw_masks(gen, p[rand], stop - start, rows)
     return masks
-
-
-def _tiles(start: int, rows: int):
-    """The tiles of ``_TILE`` runs met by the runs ``start, ..., start + rows - 1``.
-
-    Yields ``(in_tile, in_block)``: the slices of those runs within the tile (aligned on the
-    run index: tile ``q`` holds runs ``q _TILE, ..., (q + 1) _TILE - 1``) and within
-    ``start, ..., start + rows - 1``.
-    """
-    stop = start + rows
-    for first in range(start - start % _TILE, stop, _TILE):
-        lo, hi = max(start, first), min(stop, first + _TILE)
-        yield slice(lo - first, hi - first), slice(lo - start, hi - start)
-
-
-def _load(tile: np.ndarray, in_tile: slice, rows: np.ndarray) -> np.ndarray:
-    """``rows`` copied into ``tile`` at ``in_tile``, the other rows of the tile zero."""
-    if in_tile.start or in_tile.stop < tile.shape[0]:
-        tile.fill(0.0)
-    tile[in_tile] = rows
-    return tile
 
 
 class _Points:
@@ -332,11 +228,35 @@ class _MaskedGram:
         # copy): saves copying the (R, d, d) stack once per lambda.
         self.G[:, diag, diag] = self._diag + lam
         try:
-            theta = np.linalg.solve(self.G, self.b[..., None])[..., 0]
+            theta = _solve_stack(self.G, self.b)
         finally:
             self.G[:, diag, diag] = self._diag
         theta[self.empty] = 0.0
         return theta
+
+
+_SOLVE_THREADS = min(os.cpu_count() or 1, 4)
+_SOLVE_MIN_ROWS = 2048   # below this, one call: a thread's overhead would outweigh its share
+_solve_pool = None
+
+
+def _solve_stack(G: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(G, b[..., None])[..., 0]`` for a stack ``G`` of shape ``(R, d, d)``.
+
+    Large stacks are cut into contiguous parts solved in threads (NumPy's batched solve releases
+    the GIL and calls LAPACK once per matrix), so the result is the same bit for bit, each
+    matrix being solved by the same routine on the same numbers whatever the parts.
+    """
+    global _solve_pool
+    R = G.shape[0]
+    if _SOLVE_THREADS < 2 or R < _SOLVE_MIN_ROWS:
+        return np.linalg.solve(G, b[..., None])[..., 0]
+    if _solve_pool is None:
+        _solve_pool = ThreadPoolExecutor(_SOLVE_THREADS, thread_name_prefix="pdp_lib-solve")
+    cuts = np.linspace(0, R, _SOLVE_THREADS + 1).astype(int)
+    parts = [_solve_pool.submit(np.linalg.solve, G[lo:hi], b[lo:hi, :, None])
+             for lo, hi in zip(cuts[:-1], cuts[1:])]
+    return np.concatenate([part.result()[..., 0] for part in parts])
 
 
 def _test_parts(loss: QuadraticLoss, theta: np.ndarray, start: int):
@@ -355,13 +275,14 @@ def _test_parts(loss: QuadraticLoss, theta: np.ndarray, start: int):
     tile, buffer = np.empty((_TILE, theta.shape[1])), np.empty((_TILE, step))
     for in_tile, in_block in _tiles(start, theta.shape[0]):
         th = _load(tile, in_tile, theta[in_block])
+        total = gsum = None
         for s in range(0, N, step):
             Xc = X[s:s + step]
             resid = np.matmul(th, Xc.T, out=buffer[:, :Xc.shape[0]])
             resid -= y[s:s + step]
             g = resid @ Xc
             sq = np.sum(np.multiply(resid, resid, out=resid), axis=-1)
-            total, gsum = (sq, g) if s == 0 else (total + sq, gsum + g)
+            total, gsum = (sq, g) if total is None else (total + sq, gsum + g)
         value[in_block], grad[in_block] = total[in_tile] / N, gsum[in_tile] / N
     return value, grad
 

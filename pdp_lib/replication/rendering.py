@@ -46,6 +46,7 @@ __all__ = [
     "show_table",
     "show_figure",
     "show_code",
+    "glue_facts",
 ]
 
 METHOD_TITLES = {
@@ -398,11 +399,30 @@ def figure_block(target: str, *, replicates: int) -> str:
     return f"```{{glue:figure}} {prefix(target)}_plot\n:name: fig-{prefix(target)}\n:width: 100%\n\n{caption}\n```"
 
 
-def _glue_facts(target: str, facts: dict) -> None:
+def glue_facts(facts: dict | None = None, /, *, prefix: str = "", **more) -> None:
+    """Glue (myst-nb) each fact under its name, without displaying it: the chapters' one glue call.
+
+    The prose cites a fact as ``{glue:text}`name``` (a number) or ``{glue:md}`name``` (Markdown),
+    so that a number in the text is the one the computation produced.
+
+    Parameters
+    ----------
+    facts : mapping, optional
+        Name -> value: a number, a string, an ``IPython.display.Markdown`` or a matplotlib figure,
+        glued as it is.
+    prefix : str, optional
+        Prepended to every name (``"t4_"``, say), for facts that belong to one target.
+    **more
+        More facts, by keyword.
+    """
     from myst_nb import glue
 
-    for key, value in facts.items():
-        glue(f"{prefix(target)}_{key}", value, display=False)
+    for key, value in {**(facts or {}), **more}.items():
+        glue(f"{prefix}{key}", value, display=False)
+
+
+def _glue_facts(target: str, facts: dict) -> None:
+    glue_facts(facts, prefix=f"{prefix(target)}_")
 
 
 def show_table(target: str, results: dict) -> dict:

@@ -1,4 +1,5 @@
-"""The errata chapter's summary tables: the claims and their verdicts, the coverage of the bands, the causes of the misses.
+"""The errata chapter's summary tables: the claims and their verdicts, the coverage of the bands, the causes of the misses
+and the paper's draws behind them.
 
 Display only: every verdict and count comes from :mod:`pdp_lib.replication.claims`,
 :mod:`pdp_lib.replication.verdicts` and :mod:`pdp_lib.replication.misses`.
@@ -11,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..formatting import markdown_table, ratio_text
+from ..formatting import markdown_table, ratio_text, sci, sig
+from .rendering import METHOD_TITLES
 
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "coverage_markdown",
     "coverage_text",
     "causes_markdown",
+    "draws_markdown",
+    "table_list",
 ]
 
 
@@ -125,3 +129,46 @@ def rules_markdown(heads: dict, causes: dict, order) -> str:
         if any(causes[n].get(cause, 0) for n in names):
             rows.append([f"… {cause}"] + [str(int(causes[n].get(cause, 0))) for n in names])
     return markdown_table([""] + names, rows)
+
+
+_DATA_TITLES = {"medical_cost": "Medical Cost", "synthetic": "synthetic"}
+
+
+def table_list(rows: pd.DataFrame) -> str:
+    """The tables the rows belong to (their column ``table``), each once, in order: ``5, 7, 9``."""
+    return ", ".join(str(k) for k in sorted(set(rows["table"])))
+
+
+def _implied_text(group) -> str:
+    return sci(group.implied) if np.isfinite(group.implied) else "none"
+
+
+def _percentile_text(group) -> str:
+    if group.dataset == "medical_cost":
+        return f"{sig(100 * group.percentile)}%" if np.isfinite(group.percentile) else "–"
+    if group.draws:
+        return f"{sig(100 * group.percentile)}% ({group.draws} of {group.replicates} data draws)"
+    return f"– (row alone: {group.row_draws} of {group.replicates} data draws)"
+
+
+def draws_markdown(groups: pd.DataFrame) -> str:
+    """The paper's draws behind the misses: one row per draw, its implied statistic and percentile.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        The draws of :func:`pdp_lib.replication.misses.explain_misses` (its second result):
+        ``group, dataset, method, statistic, tables, cells, misses, implied, percentile`` and, for
+        the synthetic data, ``draws, replicates, row_draws``.
+
+    The implied value reads ``none`` when no value of the statistic reproduces every cell of the
+    draw.  The percentile is the implied value's place in the statistic's distribution over
+    profile draws (three significant digits); on the synthetic data, whose data draw is unknown,
+    it is given with the number of rebuilt data draws under which the draw's cells meet, and
+    without a value when none does (then with the count for the miss's own row alone).
+    """
+    rows = [[g.group, _DATA_TITLES[g.dataset], f"{METHOD_TITLES[g.method]}: {g.statistic}", g.tables,
+             f"{g.cells} ({g.misses})", _implied_text(g), _percentile_text(g)]
+            for g in groups.itertuples(index=False)]
+    header = ["draw", "data", "column: statistic", "tables", "cells (misses)", "implied value", "percentile"]
+    return markdown_table(header, rows)

@@ -1,0 +1,89 @@
+"""The chapters' code reads like the rest of the book (the README's rules for a chapter's cells).
+
+- Numbers are formatted by :mod:`pdp_lib.formatting` only: no format specification in an
+  f-string (``{x:.3g}``), no ``%`` formatting and no ``str.format`` in a chapter.
+- Tables are built by :func:`pdp_lib.formatting.markdown_table` (or a pandas frame), never by
+  hand from ``"| ... |"`` strings.
+- Facts are glued through :func:`pdp_lib.replication.rendering.glue_facts` only.
+- A cell shows one idea: at most :data:`MAX_CELL_LINES` lines, each fitting the site's code box
+  (:data:`MAX_LINE_LENGTH` characters).
+
+Each rule is checked by parsing the cells' Python, so strings that merely contain a brace or a
+bar (LaTeX, say) are not mistaken for code.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+CHAPTERS = sorted(BOOK.glob("*.ipynb"))
+MAX_CELL_LINES = 20
+MAX_LINE_LENGTH = 90   # the code box of the 1280 px layout holds about 90 characters of code
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}", re.MULTILINE)
+
+
+def _code_cells(path):
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "code":
+            yield index, cell.source
+
+
+def _strings(node):
+    """The literal text of a string constant or of an f-string's literal parts."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                yield part.value
+
+
+def code_problems(source: str) -> list:
+    """The rule breaks in one cell's Python source (see the module docstring)."""
+    problems = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            problems.append(f"line {node.lineno}: format specification in an f-string")
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+              and isinstance(node.left, (ast.Constant, ast.JoinedStr))
+              and isinstance(getattr(node.left, "value", ""), str)):
+            problems.append(f"line {node.lineno}: %-formatting")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "format" and isinstance(node.func.value, ast.Constant)):
+            problems.append(f"line {node.lineno}: str.format")
+        elif isinstance(node, ast.ImportFrom) and node.module == "myst_nb":
+            problems.append(f"line {node.lineno}: glue imported directly (use rendering.glue_facts)")
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            if any(_TABLE_ROW.search(text) for text in _strings(node)):
+                problems.append(f"line {node.lineno}: a Markdown table built by hand")
+    lines = source.splitlines()
+    if len(lines) > MAX_CELL_LINES:
+        problems.append(f"{len(lines)} lines (at most {MAX_CELL_LINES})")
+    problems += [f"line {k}: {len(line)} characters (at most {MAX_LINE_LENGTH})"
+                 for k, line in enumerate(lines, 1) if len(line) > MAX_LINE_LENGTH]
+    return problems
+
+
+def test_the_detector():
+    assert code_problems("x = 1\nprint(f'{x:.3g}')") == ["line 2: format specification in an f-string"]
+    assert code_problems("print('%.2f' % 3.0)") == ["line 1: %-formatting"]
+    assert code_problems("print('{}'.format(3))") == ["line 1: str.format"]
+    assert code_problems("rows = ['| a | b |', '|---|---|']") != []
+    assert code_problems("from myst_nb import glue") != []
+    assert code_problems("\n".join(["x = 1"] * (MAX_CELL_LINES + 1))) == [
+        f"{MAX_CELL_LINES + 1} lines (at most {MAX_CELL_LINES})"]
+    # not problems: LaTeX braces, a bar in a sentence, doubled braces, sig() inside an f-string
+    assert code_problems("s = f'$10^{{{k}}}$ and |x| = {sig(x)}'") == []
+    assert code_problems("glue_facts(a=1, b=Markdown(f'$\\\\delta = {sig(d)}$'))") == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_cells_follow_the_rules(path):
+    bad = [f"{path.name} cell {index}: {problem}"
+           for index, source in _code_cells(path) for problem in code_problems(source)]
+    assert not bad, "\n".join(bad)
