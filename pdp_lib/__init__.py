@@ -95,10 +95,12 @@ _EXPORTS = {
     "threshold_dp": "threshold",
     "best_public_threshold": "threshold",
     "oracle_threshold": "threshold",
+    "choose_lambda": "tuning",
+    "LambdaChoice": "tuning",
 }
 _SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
                "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
-               "replication", "threshold", "validation")
+               "replication", "threshold", "tuning", "validation")
 # Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
 _DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .mechanism import _run_pdp_op
-from .validation import check_finite
+from .mechanism import _run_pdp_op, calibrate
+from .tuning import DEFAULT_GRID, check_grid, private_lambda, tuning_plan
+from .validation import check_finite, check_fraction, check_problem, check_rng
 
 __all__ = ["PersonalizedRidge"]
 
@@ -24,8 +25,25 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    lam : float, default 1.0
-        Ridge parameter ``lambda > 0`` of eq. (2).
+    lam : float or "auto", default 1.0
+        Ridge parameter ``lambda > 0`` of eq. (2), or ``"auto"``: chosen from ``lam_grid`` by
+        private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`, the
+        book's chapter *Choosing λ*), the whole procedure giving point ``i``
+        ``epsilons[i]``-personalized DP.
+    lam_grid : None or sequence of float, default None
+        The public candidates for ``lam="auto"``, distinct, fixed before the data are seen;
+        ``None``: :data:`pdp_lib.tuning.DEFAULT_GRID`.  With ``lam="auto"``, ``B`` must be None or
+        ``"sharp"``.
+    tuning_share : float, default 1.0
+        ``lam="auto"``: the share ``alpha`` of each budget spent on choosing, in ``(0, 1]``.
+        With 1 the chosen candidate (fitted on its own part of the points) is the estimate;
+        below 1, PDP-OP is refitted at the chosen ``lam`` on all the points with the shares
+        ``(1 - alpha) epsilons``.
+    validation_fraction : None or float, default 0.5
+        ``lam="auto"``: the validation part's share of the points (:func:`pdp_lib.tuning.public_parts`);
+        ``None``: an equal share with each candidate.  The defaults (``tuning_share=1``, half of the
+        points for validation) are the setting whose worst case was smallest in the chapter's
+        comparison.
     B : None, "sharp" or float, default None
         ``None``: the paper's ``B(lambda)`` (Theorem 3.1).  ``"sharp"``: the exact supremum
         ``B*(lambda)`` of ``||theta_bar||`` over the domain, the same guarantee with less
@@ -47,6 +65,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         The noise parameter used.
     n_features_in_ : int
         ``d``.
+    lam_ : float
+        The ``lambda`` used (the chosen one with ``lam="auto"``).
+    tuning_ : pdp_lib.tuning.LambdaChoice or None
+        With ``lam="auto"``: the choice, the candidates and what each point spent on it.
 
     Notes
     -----
@@ -54,17 +76,52 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     for the Medical Cost data) to fit an affine model.
     """
 
-    def __init__(self, lam=1.0, B=None, random_state=None):
+    def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
+                 validation_fraction=0.5):
         self.lam = lam
         self.B = B
         self.random_state = random_state
+        self.lam_grid = lam_grid
+        self.tuning_share = tuning_share
+        self.validation_fraction = validation_fraction
 
     def fit(self, X, y, epsilons):
         """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``."""
+        if isinstance(self.lam, str):
+            if self.lam != "auto":
+                raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
+                                f"(0, inf) or 'auto'")
+            return self._fit_auto(X, y, epsilons)
         self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
                                       rng_name="random_state")
         self.weights_ = np.array(cal.weights)
         self.eta_ = cal.eta
+        self.lam_ = float(self.lam)
+        self.tuning_ = None
+        self.n_features_in_ = self.coef_.shape[0]
+        return self
+
+    def _fit_auto(self, X, y, epsilons):
+        """``lam="auto"``: private tuning, then the chosen candidate or a refit (chapter *Choosing λ*)."""
+        X, y, eps, _ = check_problem(X, y, epsilons)
+        alpha = check_fraction(self.tuning_share, "tuning_share", closed_low=False)
+        gen = check_rng(self.random_state, "random_state")
+        grid = check_grid(DEFAULT_GRID if self.lam_grid is None else self.lam_grid, "lam_grid")
+        choice = private_lambda(X, y, eps, grid, alpha=alpha, validation_fraction=self.validation_fraction,
+                                B=self.B, rng=gen)
+        if alpha == 1.0:   # release the chosen candidate: its part spent its whole budget on it
+            k = choice.index
+            part = tuning_plan(eps, grid, X.shape[1], alpha, self.validation_fraction, self.B).parts[k]
+            cal = calibrate(eps[part], choice.lam, X.shape[1], self.B)
+            self.coef_ = choice.models[k].copy()
+            self.weights_ = np.zeros(eps.size)
+            self.weights_[part] = cal.weights
+        else:
+            self.coef_, cal = _run_pdp_op(X, y, (1.0 - alpha) * eps, choice.lam, self.B, gen)
+            self.weights_ = np.array(cal.weights)
+        self.eta_ = cal.eta
+        self.lam_ = choice.lam
+        self.tuning_ = choice
         self.n_features_in_ = self.coef_.shape[0]
         return self
 

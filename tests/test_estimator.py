@@ -87,7 +87,8 @@ def test_clone_get_set_params(small_data):
     X, y, eps = small_data
     est = PersonalizedRidge(lam=3.0, B=0.5, random_state=9).fit(X, y, eps)
     c = clone(est)
-    assert c.get_params() == {"lam": 3.0, "B": 0.5, "random_state": 9}
+    assert c.get_params() == {"lam": 3.0, "B": 0.5, "random_state": 9, "lam_grid": None, "tuning_share": 1.0,
+                              "validation_fraction": 0.5}
     assert not hasattr(c, "coef_")
     c.set_params(lam=0.25)
     assert c.lam == 0.25 and est.lam == 3.0
@@ -96,6 +97,13 @@ def test_clone_get_set_params(small_data):
 
 def test_invalid_params_raise_at_fit(small_data):
     X, y, eps = small_data
+    with pytest.raises(TypeError, match=r"lam must be a real number, got str 'best': use a number in \(0, inf\) "
+                                        r"or 'auto'"):
+        PersonalizedRidge(lam="best").fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"tuning_share = 0.0 is outside the allowed range \(0, 1\]"):
+        PersonalizedRidge(lam="auto", tuning_share=0.0).fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"lam_grid|grid is empty"):
+        PersonalizedRidge(lam="auto", lam_grid=[]).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"lam = -1\.0 is outside the allowed range \(0, inf\)"):
         PersonalizedRidge(lam=-1.0).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"B = 0\.0 is outside the allowed range \(0, inf\)"):

@@ -29,6 +29,10 @@ Clopper--Pearson lower bounds on ``epsilon``   (:func:`sample_mechanism`,
                                                :func:`audit_pair`, ...)
 the loss of a change of one slot's level,      :mod:`~pdp_lib.audit.level_change`
 the record unchanged                           (:func:`level_change_loss`)
+the exact privacy loss of private tuning's      :mod:`~pdp_lib.audit.selection`
+selection over the neighbours of a validation  (:func:`selection_loss`,
+point, and its tight instance                  :func:`worst_selection_neighbour`,
+                                               :func:`two_candidate_instance`)
 exact output density of Jorgensen et al.'s     :mod:`~pdp_lib.audit.jorgensen`
 sampling baseline                              (:func:`jorgensen_log_density`)
 which outputs a centre can produce bit for     :mod:`~pdp_lib.audit.floating_point`
@@ -83,6 +87,7 @@ from .privacy_loss import (
     realized_privacy_loss,
     worst_pair_datasets,
 )
+from .selection import SelectionSearch, selection_loss, two_candidate_instance, worst_selection_neighbour
 from .sensitivity_checks import (
     SlotSearch,
     minimize_smooth,
@@ -99,6 +104,10 @@ __all__ = [
     "worst_neighbour",
     "worst_neighbours",
     "vertex_lower_bound",
+    "SelectionSearch",
+    "selection_loss",
+    "two_candidate_instance",
+    "worst_selection_neighbour",
     "SlotSearch",
     "minimize_smooth",
     "slot_search",
