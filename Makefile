@@ -61,8 +61,9 @@ notebooks: $(STAMP)
 check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --layout --screenshots _build/screenshots \
 		--pages book/intro.html book/privacy.html book/standard_dp.html book/jorgensen.html \
-		book/variability.html book/errata.html book/personalization.html \
-		--anchors book/jorgensen.html#tab-t3-unreg book/jorgensen.html#fig-f3 book/variability.html#fig-f12
+		book/variability.html book/errata.html book/personalization.html book/tuning.html \
+		--anchors book/jorgensen.html#tab-t3-unreg book/jorgensen.html#fig-f3 book/variability.html#fig-f12 \
+		book/tuning.html#tab-tuning-costs
 
 # Check the published values (pdp_lib/data/published.csv) cell by cell against the paper's LaTeX source: make check-transcription PAPER=path/to/paper.tex
 check-transcription: $(STAMP)

@@ -39,3 +39,26 @@ def test_the_detector():
 def test_no_fence_info_string_holds_a_backtick():
     bad = [f"{where}: {line[:80]}" for where, text in _markdown() for line in fence_problems(text)]
     assert not bad, "a backtick in a fence's info string breaks the directive:\n" + "\n".join(bad)
+
+
+def caption_problems(text: str) -> list:
+    """Directive openings whose argument (a table's caption) runs onto the next line.
+
+    A directive's argument is one line: a caption broken over two lines puts its second line in the
+    directive's content, where the table directive then finds text besides its table.
+    """
+    lines = text.splitlines()
+    return [line for line, nxt in zip(lines, lines[1:] + [""])
+            if _FENCE.match(line) and re.match(r"`{3,}\{(table|glue:figure|figure)\}", line)
+            and nxt.strip() and not nxt.startswith(":")]
+
+
+def test_the_caption_detector():
+    assert caption_problems("````{table} A caption\nthat goes on\n:name: t\n````") != []
+    assert caption_problems("````{table} A caption on one line\n:name: t\n\n```{glue:md} k\n```\n````") == []
+    assert caption_problems("```{glue:figure} fig\n:name: f\n\nCaption\n```") == []
+
+
+def test_no_caption_runs_onto_a_second_line():
+    bad = [f"{where}: {line[:80]}" for where, text in _markdown() for line in caption_problems(text)]
+    assert not bad, "a directive's argument must fit on one line:\n" + "\n".join(bad)

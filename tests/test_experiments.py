@@ -397,3 +397,15 @@ def test_columns_option_computes_only_what_is_asked():
     assert len(merged) == len(only) and np.array_equal(merged["value"], merged["value_full"])
     with pytest.raises(ValueError, match="columns"):
         reproduce("table-4", runs=20, columns=("reg_non_personalized",))
+
+
+def test_to_markdown_shows_the_columns_asked_for_in_the_targets_order():
+    from pdp_lib.experiments import reproduce, to_markdown
+
+    table = reproduce("table-4", runs=50, seed=0)
+    whole = to_markdown("table-4", table)
+    half = to_markdown("table-4", table, ["unreg_non_private", "unreg_pdp_op"])
+    assert half.splitlines()[2] == "| λ | unreg_pdp_op | unreg_non_private |"
+    assert len(half.splitlines()) == len(whole.splitlines())
+    with pytest.raises(ValueError, match="must be columns of table-4"):
+        to_markdown("table-4", table, ["unreg_pdp_op", "nonsense"])

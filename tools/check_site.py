@@ -150,19 +150,23 @@ window.addEventListener("load", function () {
   document.querySelectorAll("article table").forEach(function (t) {
     var box = t.closest(".pst-scrollable-table-container") || t.parentElement;
     var room = Math.min(box.clientWidth, column.clientWidth);
-    if (t.scrollWidth > room + 1) wide.push((t.id || "(no id)") + ": " + t.scrollWidth + " px in " + room + " px");
+    if (t.scrollWidth > room + 1) {
+      var head = t.querySelector("th, td");
+      var name = t.id || ("starting " + JSON.stringify(head ? head.textContent.trim().slice(0, 40) : ""));
+      wide.push(name + ": " + t.scrollWidth + " px in " + room + " px");
+    }
   });
   var tables = document.querySelectorAll("article table").length;
   var code = [];
   document.querySelectorAll("article div.cell_input pre, article div.highlight pre").forEach(function (p) {
     if (p.scrollWidth > p.clientWidth + 1) {
-      var line = p.textContent.split("\n").reduce(function (a, b) { return b.length > a.length ? b : a; }, "");
+      var line = p.textContent.split("\\n").reduce(function (a, b) { return b.length > a.length ? b : a; }, "");
       code.push(p.scrollWidth + " px in " + p.clientWidth + " px: " + line.trim().slice(0, 60));
     }
   });
   var images = [];
   document.querySelectorAll("article img").forEach(function (img) {
-    if (!/\.png$/i.test(img.getAttribute("src") || "")) return;
+    if (!/\\.png$/i.test(img.getAttribute("src") || "")) return;
     var fig = img.closest("figure");
     var cap = fig ? fig.querySelector("figcaption") : null;
     images.push({src: img.getAttribute("src"), natural: img.naturalWidth, shown: img.getBoundingClientRect().width,

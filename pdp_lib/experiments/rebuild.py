@@ -275,22 +275,25 @@ def reproduce(target, *, runs=RUNS, seed=SEED, replicates=1, replicate_runs=None
 _SWEEP_NAMES = {"lam": "λ", "eps_c": "ε_c", "eps_m": "ε_m", "f_c": "f_c", "fraction": "fraction of training set"}
 
 
-def to_markdown(target: str, table: pd.DataFrame) -> str:
+def to_markdown(target: str, table: pd.DataFrame, columns=None) -> str:
     """A Markdown (MyST) table of one rebuilt target: rebuilt value, range and published value.
 
     ``table`` is the output of :func:`reproduce` for ``target`` (or a subset of its rows); each
-    cell reads ``value [low, high] (paper p)`` at three significant digits.
+    cell reads ``value [low, high] (paper p)`` at three significant digits.  ``columns``: the
+    target's columns to show (all by default), for a table that must fit a page.
     """
+    from ..formatting import markdown_table
     from ..formatting import sci_loss as sci
 
     spec = get_target(target)
-    header = [_SWEEP_NAMES[spec.sweep]] + list(spec.columns)
-    lines = [f"**{target}** ({spec.statistic} over runs): {spec.caption}", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    shown = list(spec.columns) if columns is None else [c for c in spec.columns if c in set(columns)]
+    if columns is not None and len(shown) != len(set(columns)):
+        raise ValueError(f"columns = {list(columns)!r} must be columns of {target}: {list(spec.columns)}")
     present = set(table["param"])
+    rows = []
     for label in (p for p in spec.param_labels if p in present):
         cells = [label]
-        for column in spec.columns:
+        for column in shown:
             row = table[(table["param"] == label) & (table["column"] == column)].iloc[0]
             text = sci(row["value"])
             if np.isfinite(row["low"]):
@@ -298,6 +301,6 @@ def to_markdown(target: str, table: pd.DataFrame) -> str:
             if np.isfinite(row["paper"]):
                 text += f" (paper {sci(row['paper'])})"
             cells.append(text)
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
+        rows.append(cells)
+    title = f"**{target}** ({spec.statistic} over runs): {spec.caption}"
+    return f"{title}\n\n" + markdown_table([_SWEEP_NAMES[spec.sweep], *shown], rows) + "\n"
