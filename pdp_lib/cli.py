@@ -6,7 +6,8 @@
                                        [--replicate-runs R] [--paper-runs P] [--split paper|redraw]
                                        [--bound paper|sharp]
                                        [--format csv|markdown] [--out FILE]
-    TARGET: table-1 ... table-14 | figure-1 ... figure-18 | all | beyond-1 ... beyond-7 | beyond
+    TARGET: table-1 ... table-14 | figure-1 ... figure-18 | all | beyond-1 ... beyond-7 | tuning-1 | tuning-2
+            | beyond
 
 The band options default to what the book uses (:mod:`pdp_lib.experiments.settings`): seed
 2024, 100 runs per replicate draw, the Monte Carlo error of the paper's 10,000-run averages,
@@ -19,6 +20,13 @@ returns it); for ``all`` every row is preceded by a ``target`` column so that th
 32 targets stay apart.  ``--format markdown``
 writes one Markdown table per target.  A progress bar goes to stderr; the table goes to
 stdout or ``FILE``.  Bad arguments exit with status 2 and a one-line message.
+
+``tuning-1`` and ``tuning-2`` (in the ``beyond`` group) are the tables of the chapter *Choosing λ*:
+PDP-OP's expected test loss under each rule for choosing ``lambda`` over the oracle's, one row per
+rule (``param``) and dataset (``column``), under the paper's default profile and Jorgensen et al.'s
+(:func:`pdp_lib.experiments.tuning_costs.tuning_costs_table`).  For them ``--replicates`` is the
+number of draws of each dataset (the chapter uses 20), ``--runs`` the draws of the candidates'
+noise, ``--bound`` the calibration; the splits are redrawn with every draw.
 
 The backend is :func:`pdp_lib.experiments.reproduce_many`; the engine is derived in the
 book's chapter *Exact loss moments* (``book/moments.ipynb``).
@@ -36,7 +44,8 @@ __all__ = ["main", "build_parser"]
 
 _TARGETS_HELP = ("table-1 ... table-14 | figure-1 ... figure-18 | all (the paper's 14 tables and 18 figures) | "
                  "beyond-1 ... beyond-7 | beyond (the chapter 'Does personalization pay?': PDP-OP with the "
-                 "sharp bound, the best public threshold, oracle thresholds, the diabetes data)")
+                 "sharp bound, the best public threshold, oracle thresholds, the diabetes data; and "
+                 "tuning-1, tuning-2: the chapter 'Choosing λ')")
 
 
 class _Exit(Exception):
@@ -111,9 +120,11 @@ def _targets(name: str):
 
     if name == "all":
         return list(PAPER_TARGET_NAMES)
+    from .experiments.tuning_costs import TUNING_TARGETS
+
     if name == "beyond":
-        return list(BEYOND_TARGET_NAMES)
-    if name in TARGET_NAMES:
+        return list(BEYOND_TARGET_NAMES) + list(TUNING_TARGETS)
+    if name in TARGET_NAMES or name in TUNING_TARGETS:
         return [name]
     raise _Exit(2, f"python -m pdp_lib reproduce: error: unknown TARGET {name!r}; "
                    f"allowed: {_TARGETS_HELP}")
@@ -124,8 +135,11 @@ def _render(tables: dict, fmt: str, with_target: bool) -> str:
 
     from .experiments import OUTPUT_COLUMNS, to_markdown
 
+    from .experiments.tuning_costs import TUNING_TARGETS, tuning_markdown
+
     if fmt == "markdown":
-        return "\n".join(to_markdown(name, table) for name, table in tables.items())
+        return "\n".join((tuning_markdown if name in TUNING_TARGETS else to_markdown)(name, table)
+                         for name, table in tables.items())
     frames = [table.loc[:, list(OUTPUT_COLUMNS)].assign(target=name) for name, table in tables.items()]
     long = pd.concat(frames, ignore_index=True)
     columns = (["target"] if with_target else []) + list(OUTPUT_COLUMNS)
@@ -143,10 +157,15 @@ def _run(argv) -> int:
             raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
                            f"no writable folder {folder!r} for it")
     from .experiments import reproduce_many
+    from .experiments.tuning_costs import TUNING_TARGETS, tuning_costs_table
 
-    tables = reproduce_many(names, runs=args.runs, seed=args.seed, replicates=args.replicates,
+    registry = [name for name in names if name not in TUNING_TARGETS]
+    tables = reproduce_many(registry, runs=args.runs, seed=args.seed, replicates=args.replicates,
                             replicate_runs=args.replicate_runs, paper_runs=args.paper_runs or None,
-                            split=args.split, bound=args.bound, progress=True)
+                            split=args.split, bound=args.bound, progress=True) if registry else {}
+    for name in (n for n in names if n in TUNING_TARGETS):
+        tables[name] = tuning_costs_table(name, draws=args.replicates, noise_draws=max(args.runs, 2),
+                                          seed=args.seed, B="sharp" if args.bound == "sharp" else None)
     text = _render(tables, args.format, with_target=args.target in ("all", "beyond"))
     if args.out is None:
         sys.stdout.write(text)

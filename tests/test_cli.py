@@ -129,10 +129,27 @@ def test_bound_option_recalibrates_every_private_mechanism(capsys):
 def test_beyond_group_lists_its_targets_and_new_columns(capsys):
     assert main(["reproduce", "beyond", "--runs", "10"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert {r["target"] for r in rows} == {f"beyond-{k}" for k in range(1, 8)}
+    assert {r["target"] for r in rows} == {f"beyond-{k}" for k in range(1, 8)} | {"tuning-1", "tuning-2"}
+    rows = [r for r in rows if r["target"].startswith("beyond")]
     columns = {r["column"] for r in rows}
     for method in ("pdp_op_sharp", "threshold_public", "threshold_oracle", "jorgensen_oracle"):
         assert {f"unreg_{method}", f"reg_{method}"} <= columns
     assert all(r["paper"] == "" for r in rows) and all(float(r["value"]) >= 0 for r in rows)
     assert main(["reproduce", "all", "--runs", "10"]) == 0
     assert not any(r["target"].startswith("beyond") for r in csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+
+def test_tuning_targets_are_the_chapters_tables(capsys):
+    from pdp_lib.experiments.tuning_costs import DATASETS, FIXED, PRIORS, SETTINGS
+
+    assert main(["reproduce", "tuning-1", "--runs", "200", "--replicates", "2", "--seed", "5"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == (len(PRIORS) + len(FIXED) + len(SETTINGS)) * len(DATASETS)
+    assert {r["column"] for r in rows} == set(DATASETS)
+    assert all(float(r["low"]) <= float(r["value"]) <= float(r["high"]) for r in rows)
+    assert all(r["paper"] == "" for r in rows)
+    # exact rules never beat the oracle; a fixed lambda = 1 costs more than 1
+    assert all(float(r["low"]) >= 1 - 1e-12 for r in rows if not r["param"].startswith("private"))
+    assert main(["reproduce", "tuning-2", "--runs", "200", "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("**tuning-2**") and "| private, α = 1, v = 0.5 |" in text

@@ -24,15 +24,18 @@ import numpy as np
 import pandas as pd
 
 from .. import tuning as _tuning
-from ..formatting import count_text, sig
+from ..formatting import count_text, markdown_table, ratio_text, sig
 from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
 from .draws import draw_data, draw_profile, mixture_seed, training_points
 from .settings import SEED
+from .targets import get_target
 
-__all__ = ["RuleLosses", "rule_losses", "rule_label", "cost_draws", "cost_summary"]
+__all__ = ["RuleLosses", "rule_losses", "rule_label", "cost_draws", "cost_summary", "DATASETS", "PRIORS",
+           "FIXED", "SETTINGS", "DRAWS", "NOISE_DRAWS", "TUNING_TARGETS", "tuning_profile",
+           "tuning_costs_table", "tuning_markdown"]
 
 
 @dataclass(frozen=True)
@@ -152,13 +155,14 @@ def rule_label(kind: str, setting) -> str:
 
 
 def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fixed=(1.0,),
-               settings=((1.0, None),), noise_draws: int = 2000, seed: int = SEED) -> pd.DataFrame:
+               settings=((1.0, None),), noise_draws: int = 2000, seed: int = SEED, B=None) -> pd.DataFrame:
     """Each rule's expected test loss over the oracle's, for ``replicates`` draws of each dataset.
 
     Draw ``r`` of a dataset is :func:`pdp_lib.experiments.draw_data` (its split redrawn for
     ``r > 0``, the synthetic data redrawn) with the privacy levels of
     :func:`pdp_lib.experiments.draw_profile` for ``spec`` (the paper's default profile when
-    None); the candidates' noise comes from a stream named by the draw.
+    None); the candidates' noise comes from a stream named by the draw.  ``B``: the calibration's
+    norm bound, None or ``"sharp"``.
 
     Returns
     -------
@@ -178,7 +182,7 @@ def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fix
             eps = draw_profile(draw, spec, X.shape[0])
             gen = np.random.default_rng(mixture_seed(draw, spec, X.shape[0]).spawn(1)[0])
             res = rule_losses(X, y, eps, draw.X_test, draw.y_test, grid, priors=priors, fixed=fixed,
-                              settings=settings, noise_draws=noise_draws, rng=gen)
+                              settings=settings, B=B, noise_draws=noise_draws, rng=gen)
             best = float(res.grid[int(np.argmin(res.exact))])
             rows.append((dataset, r, "oracle", best, res.oracle, 0.0, res.grid.size))
             for R, (lam, loss) in res.data_free.items():
@@ -201,3 +205,52 @@ def cost_summary(draws: pd.DataFrame) -> pd.DataFrame:
     grouped = ratios.groupby(["dataset", "rule"], sort=False)["ratio"]
     return pd.DataFrame({"mean": grouped.mean(), "low": grouped.quantile(0.025),
                          "high": grouped.quantile(0.975), "worst": grouped.max()}).reset_index()
+
+
+# The comparison of the chapter *Choosing λ*, written once: the chapter and the command line's
+# targets tuning-1 (the paper's default profile, Tables 1-4) and tuning-2 (Jorgensen et al.'s,
+# Tables 5-8) read these.
+DATASETS = ("medical_cost", "diabetes", "synthetic")
+PRIORS = (0.25, 0.5, 1.0, 2.0)
+FIXED = (1.0, 1000.0)
+SETTINGS = ((1.0, None), (1.0, 0.5), (0.5, 0.5), (0.25, 0.5))
+DRAWS, NOISE_DRAWS = 20, 4000
+TUNING_TARGETS = {"tuning-1": ("default", "table-1"), "tuning-2": ("Jorgensen's", "table-6")}
+"""Target name -> (profile name, a table of the paper whose profile it uses)."""
+
+
+def tuning_profile(target: str):
+    """The privacy profile of a tuning target: that of Tables 1-4 or of Tables 5-8 (at eps_c = 0.01)."""
+    if target not in TUNING_TARGETS:
+        raise ValueError(f"target = {target!r} is not allowed; choose one of {tuple(TUNING_TARGETS)}")
+    return get_target(TUNING_TARGETS[target][1]).profile
+
+
+def tuning_costs_table(target: str, *, draws: int = DRAWS, noise_draws: int = NOISE_DRAWS, seed: int = SEED,
+                       B=None) -> pd.DataFrame:
+    """A tuning target as a long table in the command line's format (``param, column, value, low, high, paper``).
+
+    ``param`` is the rule, ``column`` the dataset, ``value`` the mean over ``draws`` draws of
+    PDP-OP's expected test loss under the rule over the oracle's, ``low`` and ``high`` the 2.5% and
+    97.5% quantiles over the draws (equal to ``value`` with one draw), ``paper`` empty (the paper
+    has no such table).
+    """
+    spec = tuning_profile(target)
+    draws_table = cost_draws(DATASETS, draws, _tuning.DEFAULT_GRID, spec=spec, priors=PRIORS, fixed=FIXED,
+                             settings=SETTINGS, noise_draws=noise_draws, seed=seed, B=B)
+    summary = cost_summary(draws_table)
+    return pd.DataFrame({"param": summary["rule"], "column": summary["dataset"], "value": summary["mean"],
+                         "low": summary["low"], "high": summary["high"], "paper": np.nan})
+
+
+def tuning_markdown(target: str, table: pd.DataFrame) -> str:
+    """A tuning target's long table as a Markdown table: one row per rule, one column per dataset."""
+    rules = list(dict.fromkeys(table["param"]))
+    datasets = list(dict.fromkeys(table["column"]))
+    cell = {(r.param, r.column): f"{ratio_text(r.value)} [{ratio_text(r.low)}, {ratio_text(r.high)}]"
+            for r in table.itertuples()}
+    rows = [[rule, *(cell[rule, d] for d in datasets)] for rule in rules]
+    profile = TUNING_TARGETS[target][0]
+    title = (f"**{target}**: PDP-OP's expected test loss under each rule for choosing lambda over its loss at "
+             f"the oracle lambda, mean [2.5%, 97.5%] over draws, {profile} profile")
+    return f"{title}\n\n" + markdown_table(["rule", *datasets], rows) + "\n"
