@@ -160,11 +160,14 @@ def _run(argv) -> int:
     from .experiments.tuning_costs import TUNING_TARGETS, tuning_costs_table
 
     registry = [name for name in names if name not in TUNING_TARGETS]
+    if len(registry) < len(names) and (args.runs < 2 or args.replicate_runs is not None):
+        raise _Exit(2, "python -m pdp_lib reproduce: error: the tuning targets take --runs 2 or more (draws of "
+                       "the candidates' noise) and no --replicate-runs")
     tables = reproduce_many(registry, runs=args.runs, seed=args.seed, replicates=args.replicates,
                             replicate_runs=args.replicate_runs, paper_runs=args.paper_runs or None,
                             split=args.split, bound=args.bound, progress=True) if registry else {}
     for name in (n for n in names if n in TUNING_TARGETS):
-        tables[name] = tuning_costs_table(name, draws=args.replicates, noise_draws=max(args.runs, 2),
+        tables[name] = tuning_costs_table(name, draws=args.replicates, noise_draws=args.runs,
                                           seed=args.seed, B="sharp" if args.bound == "sharp" else None)
     text = _render(tables, args.format, with_target=args.target in ("all", "beyond"))
     if args.out is None:

@@ -87,6 +87,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, epsilons):
         """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``."""
+        if not isinstance(self.lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
+                                              or self.validation_fraction != 0.5):
+            raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' only; "
+                             f"with lam = {self.lam!r} they would be ignored")
         if isinstance(self.lam, str):
             if self.lam != "auto":
                 raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "

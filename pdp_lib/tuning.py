@@ -39,6 +39,7 @@ Every point lies in exactly one part, so it spends :math:`\alpha\varepsilon_i` o
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,8 +125,9 @@ def check_grid(grid, name: str = "grid") -> np.ndarray:
     allowed range when a value is outside ``(0, inf)``, the grid is empty or a value repeats.
     Nothing is converted silently, and the caller's grid is never changed.
     """
-    if isinstance(grid, (str, bytes, dict)) or grid is None or not np.iterable(grid):
-        raise TypeError(f"{name} must be a sequence of real numbers, got {type(grid).__name__}")
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of real numbers (a list, a tuple or an array: an order), "
+                        f"got {type(grid).__name__}")
     values = list(grid)
     if not values:
         raise ValueError(f"{name} is empty: give at least one lambda value in (0, inf)")
@@ -461,7 +463,8 @@ def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha:
     """
     if rule == "data-free":
         X, y, eps, _ = check_problem(X, y, epsilons)
-        if alpha != 1.0 or validation_fraction is not None or rng is not None:
+        alpha_unused = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and float(alpha) == 1.0
+        if not alpha_unused or validation_fraction is not None or rng is not None:
             raise ValueError("alpha, validation_fraction and rng apply to rule='private' only: the data-free "
                              "rule spends nothing and draws nothing")
         if R is None:

@@ -153,3 +153,9 @@ def test_tuning_targets_are_the_chapters_tables(capsys):
     assert main(["reproduce", "tuning-2", "--runs", "200", "--format", "markdown"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("**tuning-2**") and "| private, α = 1, v = 0.5 |" in text
+
+
+@pytest.mark.parametrize("extra", [["--runs", "1"], ["--replicate-runs", "5"]])
+def test_tuning_targets_refuse_options_they_cannot_honour(extra, capsys):
+    assert main(["reproduce", "tuning-1", *extra]) == 2
+    assert "tuning targets" in capsys.readouterr().err

@@ -183,12 +183,14 @@ def test_bad_input_is_refused_by_name(call, match):
 
 
 @pytest.mark.parametrize("grid, match", [
-    (None, r"grid must be a sequence of real numbers, got NoneType"),
-    ("1", r"grid must be a sequence of real numbers, got str"),
-    ({1: 2}, r"grid must be a sequence of real numbers, got dict"),
+    (None, r"grid must be a sequence of real numbers .*got NoneType"),
+    ("1", r"grid must be a sequence of real numbers .*got str"),
+    ({1: 2}, r"grid must be a sequence of real numbers .*got dict"),
     (["0.1", "10"], r"grid\[0\] must be a real number, got str"),
     ([True, 10.0], r"grid\[0\] must be a real number, got bool"),
     ([1 + 0j], r"grid\[0\] must be a real number"),
+    ({1.0, 10.0}, r"grid must be a sequence of real numbers \(a list, a tuple or an array: an order\), got set"),
+    ((v for v in (1.0, 10.0)), r"got generator"),
 ])
 def test_a_grid_of_the_wrong_type_is_refused_by_name(grid, match):
     X, y, eps = _problem(8, n=20)
@@ -260,3 +262,12 @@ def test_rule_losses_are_exact_where_the_mechanism_allows():
     for loss, se, p, cands in res.private.values():   # p: mean over the noise draws (not released)
         assert loss >= res.oracle * (1 - 1e-12) or loss >= res.oracle - 5 * se
         assert p.sum() == pytest.approx(1.0)
+
+
+def test_tuning_arguments_without_lam_auto_are_refused():
+    X, y, eps = _problem(17, n=40)
+    for kwargs in (dict(lam_grid=[1.0, 10.0]), dict(tuning_share=0.5), dict(validation_fraction=0.3)):
+        with pytest.raises(ValueError, match="apply to lam='auto' only"):
+            PersonalizedRidge(lam=1.0, **kwargs).fit(X, y, eps)
+    with pytest.raises(ValueError, match="rule='private' only"):
+        tuning.choose_lambda(X, y, eps, GRID, "data-free", R=1.0, alpha=np.array([1.0, 1.0]))

@@ -111,8 +111,8 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
     settings : sequence of (float, float or None)
         Private tuning's ``(alpha, validation_fraction)``: the share of each budget spent on the
         choice, in ``(0, 1]``, and the validation part's share of the points (``None``: equal parts).
-    B : None, "sharp" or float
-        The calibration's norm bound.
+    B : None or "sharp"
+        The calibration's norm bound (a rule for choosing lambda refuses a user's number).
     noise_draws : int
         Draws of the candidates' noise behind private tuning's selection probabilities.
     rng : None, int or numpy.random.Generator
