@@ -100,7 +100,7 @@ _EXPORTS = {
 }
 _SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
                "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
-               "replication", "threshold", "tuning", "validation")
+               "replication", "threshold", "tuning", "approximate", "validation")
 # Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
 _DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
 

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdp_lib"
 LAYERS = {
     0: ("validation", "formatting"),
     1: ("bounds", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
-    2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning",
+    2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate",
         "audit"),
     3: ("experiments",),
     4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names
