@@ -5,7 +5,8 @@
 # Both create .venv from requirements.txt when it is missing or older than requirements.txt.
 
 PYTHON ?= python3
-VENV   := .venv
+# one virtual environment per interpreter when several are tested: make test PYTHON=python3.13 VENV=.venv-3.13
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
