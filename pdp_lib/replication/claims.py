@@ -164,6 +164,15 @@ class Verdict:
 
 # ----------------------------------------------------------------------------------- rules
 
+def _range_per_loss(values) -> dict:
+    """Per loss, ``(smallest, largest)`` of ``values(loss)`` (a Series); NaNs when it is empty."""
+    out = {}
+    for loss in LOSSES:
+        v = values(loss)
+        out[loss] = (float(v.min()), float(v.max())) if len(v) else (math.nan, math.nan)
+    return out
+
+
 def _columns(frame: pd.DataFrame, loss: str, *methods) -> pd.DataFrame:
     """The columns ``<loss>_<method>`` of ``frame``, on the rows where all are finite."""
     cols = frame[[f"{loss}_{m}" for m in methods]].astype(float)
@@ -286,11 +295,7 @@ class FactorRule(Rule):
 
     def statistic(self, frame: pd.DataFrame) -> dict:
         """Per loss, ``(smallest, largest)`` factor over the points."""
-        out = {}
-        for loss in LOSSES:
-            f = self.factors(frame, loss)
-            out[loss] = (float(f.min()), float(f.max())) if len(f) else (math.nan, math.nan)
-        return out
+        return _range_per_loss(lambda loss: self.factors(frame, loss))
 
     def holds(self, frame: pd.DataFrame) -> bool:
         stat = self.statistic(frame)
@@ -354,11 +359,7 @@ class GainRule(Rule):
 
     def statistic(self, frame: pd.DataFrame) -> dict:
         """Per loss, ``(smallest, largest)`` gain over the points."""
-        out = {}
-        for loss in LOSSES:
-            g = self.gains(frame, loss)
-            out[loss] = (float(g.min()), float(g.max())) if len(g) else (math.nan, math.nan)
-        return out
+        return _range_per_loss(lambda loss: self.gains(frame, loss))
 
     def holds(self, frame: pd.DataFrame) -> bool:
         stat = self.statistic(frame)
