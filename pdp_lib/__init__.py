@@ -20,6 +20,9 @@ one piece of the paper:
 ``threshold``   uniform DP at the best public threshold, and the (non-private) oracle threshold
 ``mixtures``    the test loss over runs as an exact mixture, up to its fourth moment
 ``threshold``   uniform DP at a threshold; ``personalization`` PDP-OP against it, part by part
+``curves``      privacy profiles delta(eps') of the Laplace, l2 and Gaussian mechanisms, and their inverses
+``approximate`` PDP-OP under (eps, delta): a point's privacy curve, the mechanisms compared
+``gaussian``    the personalized Gaussian mechanism, point i getting (eps_i, delta)-DP
 ``experiments`` one vectorized engine for every table and figure; targets as data
 ``replication`` the published values, the authors' outputs, verdicts, readings and rendering
 """
@@ -96,11 +99,13 @@ _EXPORTS = {
     "best_public_threshold": "threshold",
     "oracle_threshold": "threshold",
     "choose_lambda": "tuning",
+    "privacy_curve": "approximate",
+    "gaussian_mechanism": "gaussian",
     "LambdaChoice": "tuning",
 }
 _SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
                "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
-               "replication", "threshold", "tuning", "approximate", "validation")
+               "replication", "threshold", "tuning", "approximate", "gaussian", "curves", "validation")
 # Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
 _DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
 

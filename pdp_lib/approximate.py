@@ -36,10 +36,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
 
-from .mechanism import calibrate
-from .validation import check_dimension, check_epsilons, check_fraction, check_positive
+from .bounds import noise_scale
+from .curves import (_check_eps_prime, gaussian_privacy_profile, l2_privacy_profile,  # noqa: F401
+                     laplace_privacy_profile, largest_gaussian_mu, largest_loss_range)
+from .gaussian import gaussian_calibration
+from .mechanism import _weighted_ridge, calibrate
+from .moments import QuadraticLoss
+from .validation import check_dimension, check_epsilons, check_fraction, check_problem
 
 __all__ = [
     "laplace_privacy_profile",
@@ -48,82 +52,11 @@ __all__ = [
     "largest_loss_range",
     "ApproximateCalibration",
     "approximate_calibration",
+    "privacy_curve",
+    "MECHANISMS",
+    "MechanismLosses",
+    "mechanism_losses",
 ]
-
-
-def _check_eps_prime(eps_prime) -> float:
-    x = float(eps_prime)
-    if not np.isfinite(x) or x < 0:
-        raise ValueError(f"eps_prime = {eps_prime!r} is outside the allowed range [0, inf)")
-    return x
-
-
-def laplace_privacy_profile(eps_prime, a) -> float:
-    r"""The privacy profile of the Laplace mechanism whose loss ranges over ``[-a, a]`` (``d = 1``).
-
-    :math:`\delta(\varepsilon') = 1 - e^{(\varepsilon' - a)/2}` for :math:`0 \le \varepsilon' \le a`,
-    and 0 beyond.
-    """
-    e = _check_eps_prime(eps_prime)
-    a = check_positive(a, "a")
-    return float(-np.expm1((e - a) / 2.0)) if e < a else 0.0
-
-
-def _t_cdf(t, d: int):
-    """``P(T <= t)`` for ``T = <U, e>``, ``U`` uniform on the sphere of R^d (``d >= 2``)."""
-    half = (d - 1) / 2.0
-    return special.betainc(half, half, (1.0 + np.clip(t, -1.0, 1.0)) / 2.0)
-
-
-def _probabilities(c: float, d: int, a: float):
-    """``(P_0(L > c), P_v(L > c))`` for the ℓ2 mechanism in R^d (``d >= 2``), ``eta = 1``, ``||v|| = a``.
-
-    With ``o = R U`` under ``P_0``: ``L > c`` iff ``T < (a^2 - c^2 - 2Rc) / (2Ra)``; with
-    ``o = v + R U`` under ``P_v``: iff ``T < (c^2 - 2Rc - a^2) / (2Ra)`` (which needs ``R > c``).
-    """
-    gamma = stats.gamma(d)
-    upper = gamma.isf(1e-17)
-    thresholds = {
-        0: lambda r: (a * a - c * c - 2.0 * r * c) / (2.0 * r * a),
-        1: lambda r: (c * c - 2.0 * r * c - a * a) / (2.0 * r * a),
-    }
-    out = []
-    for which, lower in ((0, 0.0), (1, c)):
-        f = lambda r, t=thresholds[which]: gamma.pdf(r) * float(_t_cdf(t(r), d))      # noqa: E731
-        breaks = [x for x in (0.5 * (a - c), 0.5 * (a + c), c, a, d - 1.0) if lower < x < upper]
-        value, _ = integrate.quad(f, lower, upper, limit=400, epsabs=1e-15, epsrel=1e-11,
-                                  points=sorted(set(breaks)) or None)
-        out.append(value)
-    return out[0], out[1]
-
-
-def l2_privacy_profile(eps_prime, d, a) -> float:
-    r"""The exact privacy profile :math:`\delta(\varepsilon')` of the ℓ2 mechanism at loss range ``a``.
-
-    Parameters
-    ----------
-    eps_prime : float
-        ``>= 0``.
-    d : int
-        Dimension, ``>= 1``.
-    a : float
-        :math:`\eta\Delta > 0`: the noise parameter times the distance between the two centres.
-
-    Returns
-    -------
-    float
-        In ``[0, 1]``; exactly 0 for ``eps_prime >= a``; for ``d = 1``,
-        :func:`laplace_privacy_profile`.  Accurate to about ``1e-10`` (adaptive quadrature).
-    """
-    e = _check_eps_prime(eps_prime)
-    d = check_dimension(d)
-    a = check_positive(a, "a")
-    if e >= a:
-        return 0.0
-    if d == 1:          # the Laplace mechanism
-        return laplace_privacy_profile(e, a)
-    p0, pv = _probabilities(e, d, a)
-    return float(min(1.0, max(0.0, p0 - np.exp(e) * pv)))
 
 
 def point_profile(eps_prime, d, epsilon_i) -> float:
@@ -133,22 +66,6 @@ def point_profile(eps_prime, d, epsilon_i) -> float:
     :func:`pdp_lib.calibrate`, so nothing else enters.
     """
     return l2_privacy_profile(eps_prime, d, epsilon_i)
-
-
-def largest_loss_range(epsilon, delta, d) -> float:
-    r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
-
-    The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
-    by bisection; it is at least ``epsilon`` (where the profile is 0).
-    """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    d = check_dimension(d)
-    f = lambda a: l2_privacy_profile(eps, d, a) - delta            # noqa: E731
-    hi = 2.0 * eps
-    while f(hi) <= 0:
-        hi *= 2.0
-    return float(optimize.brentq(f, eps, hi, xtol=1e-12 * eps, rtol=1e-12))
 
 
 @dataclass(frozen=True)
@@ -198,3 +115,148 @@ def approximate_calibration(epsilons, lam, d, delta, B=None) -> ApproximateCalib
     binding = int(np.flatnonzero(inverse == k)[0])
     return ApproximateCalibration(eta=float(cal.eta * stretch[k]), pure_eta=cal.eta, binding=binding,
                                   weights=np.array(cal.weights))
+
+
+NOISES = ("l2", "gaussian")
+
+
+def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None, B=None,
+                    weighting="optimal") -> np.ndarray:
+    r"""Point ``point``'s exact privacy profile :math:`\delta_i(\varepsilon')` under a calibrated mechanism.
+
+    The mechanism is calibrated for the whole profile ``epsilons``; point ``i``'s worst pair of
+    outputs is then two copies of the noise, :math:`\Delta_i = w_i c_\lambda` apart (Theorem A.4),
+    and its profile is the noise's (:mod:`pdp_lib.curves`) at that distance:
+
+    - ``noise="l2"``, ``delta=None``: PDP-OP as in the paper, :math:`a_i = \varepsilon_i`;
+    - ``noise="l2"`` with ``delta``: PDP-OP calibrated for :math:`(\varepsilon_i, \delta)`
+      (:func:`pdp_lib.calibrate` with ``delta`` and ``weighting``);
+    - ``noise="gaussian"`` (``delta`` required): the personalized Gaussian mechanism
+      (:func:`pdp_lib.gaussian.gaussian_calibration`), :math:`\mu_i = w_i c_\lambda/\sigma`.
+
+    Parameters
+    ----------
+    eps_prime : float or array-like of float
+        Each ``>= 0``.
+    epsilons : array-like of shape (n,)
+        The privacy levels the mechanism is calibrated for.
+    lam : float
+        ``lambda > 0``.
+    d : int
+        ``d >= 1``.
+    point : int
+        The index ``i`` of the point, ``0 <= i < n``.
+    noise : {"l2", "gaussian"}
+    delta : None or float
+        In ``(0, 1)``; required for the Gaussian noise.
+    B : None, "sharp" or float
+        As in :func:`pdp_lib.calibrate`.
+    weighting : {"optimal", "epsilon"}
+        As in :func:`pdp_lib.calibrate`; only with ``delta``.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\delta_i(\varepsilon')`, the shape of ``eps_prime``.
+    """
+    eps = check_epsilons(epsilons)
+    d = check_dimension(d)
+    if not isinstance(noise, str) or noise not in NOISES:
+        raise ValueError(f"noise = {noise!r} is not allowed; use 'l2' (PDP-OP) or 'gaussian'")
+    if isinstance(point, (bool, np.bool_)) or not isinstance(point, (int, np.integer)):
+        raise TypeError(f"point must be an integer index, got {type(point).__name__}")
+    if not 0 <= int(point) < eps.size:
+        raise ValueError(f"point = {int(point)} is outside the allowed range [0, {eps.size - 1}]")
+    grid = np.asarray(eps_prime, dtype=float)
+    values = [_check_eps_prime(e) for e in grid.ravel()]
+    if noise == "gaussian":
+        if delta is None:
+            raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "
+                             "guarantee; give delta in (0, 1)")
+        cal = gaussian_calibration(eps, lam, d, delta, B, weighting=weighting)
+        mu = float(cal.mu[int(point)])
+        out = [gaussian_privacy_profile(e, mu) for e in values]
+    else:
+        cal = calibrate(eps, lam, d, B, delta=delta, weighting=weighting)
+        a = cal.eta * float(cal.weights[int(point)]) * noise_scale(lam, d, cal.B)
+        out = [l2_privacy_profile(e, d, a) for e in values]
+    return np.array(out).reshape(grid.shape)
+
+
+@dataclass(frozen=True)
+class MechanismLosses:
+    """Exact expected test losses of the mechanisms compared under ``(epsilon_i, delta)``.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The mechanisms, in the order of :data:`MECHANISMS`.
+    mean : numpy.ndarray of shape (len(names),)
+        Each mechanism's expected test loss over its noise.
+    noise : numpy.ndarray of shape (len(names),)
+        Each mechanism's per-coordinate noise variance ``E[Z_k^2]``: ``(d + 1)/eta^2`` for the ℓ2
+        mechanism, ``sigma^2`` for the Gaussian.
+    """
+
+    names: tuple
+    mean: np.ndarray
+    noise: np.ndarray
+
+    def ratio(self, name, to="pdp-op") -> float:
+        """``mean[name] / mean[to]``."""
+        index = {n: k for k, n in enumerate(self.names)}
+        for key in (name, to):
+            if key not in index:
+                raise ValueError(f"mechanism {key!r} is not one of {self.names}")
+        return float(self.mean[index[name]] / self.mean[index[to]])
+
+
+MECHANISMS = ("pdp-op", "pdp-op (eps, delta), paper's weights", "pdp-op (eps, delta), optimal weights",
+              "gaussian, optimal weights", "gaussian, paper's weights", "gaussian at min eps")
+
+
+def mechanism_losses(X, y, X_test, y_test, epsilons, lam, delta, B=None, penalty=0.0) -> MechanismLosses:
+    r"""The expected test loss of each mechanism of :data:`MECHANISMS`, exact (no sampling).
+
+    Each mechanism releases its own weighted ridge solution plus isotropic noise, so its expected
+    loss is :math:`L(\bar\theta) + E[Z_k^2] \operatorname{tr} A` (theorem *thm-exact-loss-moments* and
+    :meth:`pdp_lib.moments.QuadraticLoss.gaussian_moments`).  The last one is the non-personalized
+    Gaussian mechanism: every point at ``min(epsilons)``, equal weights.
+
+    Parameters
+    ----------
+    X, y : array-like
+        Training data in the domain.
+    X_test, y_test : array-like
+        Test data.
+    epsilons : array-like of shape (n,)
+    lam : float
+    delta : float
+        In ``(0, 1)``.
+    B : None, "sharp" or float
+    penalty : float
+        ``0`` for the test MSE, ``lam`` for the regularized test loss.
+
+    Returns
+    -------
+    MechanismLosses
+    """
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    d = X.shape[1]
+    loss = QuadraticLoss(X_test, y_test, penalty)
+    ell2 = [calibrate(eps, lam, d, B),
+            calibrate(eps, lam, d, B, delta=delta, weighting="epsilon"),
+            calibrate(eps, lam, d, B, delta=delta, weighting="optimal")]
+    gauss = [gaussian_calibration(eps, lam, d, delta, B, weighting="optimal"),
+             gaussian_calibration(eps, lam, d, delta, B, weighting="epsilon"),
+             gaussian_calibration(np.full(eps.size, eps.min()), lam, d, delta, B)]
+    means, noise = [], []
+    for cal in ell2:
+        theta = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+        means.append(float(loss.moments(theta, cal.eta).mean))
+        noise.append((d + 1) / cal.eta**2)
+    for cal in gauss:
+        theta = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+        means.append(float(loss.gaussian_moments(theta, cal.sigma).mean))
+        noise.append(cal.sigma**2)
+    return MechanismLosses(names=MECHANISMS, mean=np.array(means), noise=np.array(noise))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .gaussian import _run_gaussian
 from .mechanism import _run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, private_lambda, tuning_plan
 from .validation import check_finite, check_fraction, check_problem, check_rng
@@ -54,6 +55,15 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
+    noise : {"l2", "gaussian"}, default "l2"
+        ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
+        personalized Gaussian mechanism (:func:`pdp_lib.gaussian.gaussian_mechanism`), which needs
+        ``delta``.  Chapter *PDP-OP under approximate DP*.
+    delta : None or float, default None
+        ``None``: point ``i`` gets ``epsilons[i]``-DP (pure, ``noise="l2"`` only).  A number in
+        ``(0, 1)``: ``(epsilons[i], delta)``-DP with the least noise of the chosen kind and its
+        optimal weights (:func:`pdp_lib.calibrate`, :func:`pdp_lib.gaussian.gaussian_calibration`).
+        Not with ``lam="auto"``, whose private tuning is calibrated for pure DP.
 
     Attributes
     ----------
@@ -62,7 +72,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     weights_ : numpy.ndarray of shape (n,)
         ``w_i = epsilon_i / sum_j epsilon_j``.
     eta_ : float
-        The noise parameter used.
+        The noise parameter used (``noise="l2"``); ``nan`` for the Gaussian noise.
+    sigma_ : float
+        The Gaussian noise's standard deviation (``noise="gaussian"``); ``nan`` for the ℓ2 noise.
     n_features_in_ : int
         ``d``.
     lam_ : float
@@ -77,7 +89,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
-                 validation_fraction=0.5):
+                 validation_fraction=0.5, noise="l2", delta=None):
+        self.noise = noise
+        self.delta = delta
         self.lam = lam
         self.B = B
         self.random_state = random_state
@@ -91,15 +105,28 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                                               or self.validation_fraction != 0.5):
             raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' only; "
                              f"with lam = {self.lam!r} they would be ignored")
+        if not isinstance(self.noise, str) or self.noise not in ("l2", "gaussian"):
+            raise ValueError(f"noise = {self.noise!r} is not allowed; use 'l2' (PDP-OP) or 'gaussian'")
+        if self.noise == "gaussian" and self.delta is None:
+            raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "
+                             "guarantee; give delta in (0, 1)")
+        if isinstance(self.lam, str) and self.delta is not None:
+            raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
+                             f"calibrated for pure DP; use delta=None, or a fixed lam")
         if isinstance(self.lam, str):
             if self.lam != "auto":
                 raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
                                 f"(0, inf) or 'auto'")
             return self._fit_auto(X, y, epsilons)
-        self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
-                                      rng_name="random_state")
+        if self.noise == "gaussian":
+            self.coef_, cal = _run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
+                                            rng_name="random_state")
+            self.eta_, self.sigma_ = float("nan"), cal.sigma
+        else:
+            self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
+                                          rng_name="random_state", delta=self.delta)
+            self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
-        self.eta_ = cal.eta
         self.lam_ = float(self.lam)
         self.tuning_ = None
         self.n_features_in_ = self.coef_.shape[0]
@@ -123,7 +150,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         else:
             self.coef_, cal = _run_pdp_op(X, y, (1.0 - alpha) * eps, choice.lam, self.B, gen)
             self.weights_ = np.array(cal.weights)
-        self.eta_ = cal.eta
+        self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = choice.lam
         self.tuning_ = choice
         self.n_features_in_ = self.coef_.shape[0]

@@ -18,11 +18,12 @@ from .validation import (
     check_count,
     check_dimension,
     check_epsilons,
+    check_fraction,
     check_positive,
     check_rng,
 )
 
-__all__ = ["Calibration", "calibrate", "weighted_ridge", "sample_l2_laplace", "pdp_op"]
+__all__ = ["Calibration", "calibrate", "noise_optimal_weights", "weighted_ridge", "sample_l2_laplace", "pdp_op"]
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,64 @@ class Calibration:
     theorem : str
         ``"3.1"``, ``"3.2"`` (a user's ``B``) or ``"3.2 with B*"`` (``B="sharp"``: Theorem 3.2
         with the exact supremum, which bounds ``||theta_bar||`` on every dataset of the domain).
+    delta : float or None
+        ``None``: the pure guarantee, ``epsilon_i`` for point ``i``.  A number: point ``i`` gets
+        ``(epsilon_i, delta)``-DP, read off the exact privacy profile of the ℓ2 mechanism
+        (:func:`pdp_lib.curves.largest_loss_range`).
     """
 
     weights: np.ndarray
     eta: float
     B: float
     theorem: str
+    delta: float | None = None
 
 
-def calibrate(epsilons, lam, d, B=None) -> Calibration:
+WEIGHTINGS = ("optimal", "epsilon")
+
+
+def check_weighting(weighting) -> str:
+    """Validate the choice of weights under ``(epsilon_i, delta)``: ``"optimal"`` or ``"epsilon"``."""
+    if not isinstance(weighting, str) or weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting = {weighting!r} is not allowed; use 'optimal' (the least noise) or "
+                         f"'epsilon' (w_i proportional to epsilon_i, the paper's weights)")
+    return weighting
+
+
+def noise_optimal_weights(reach) -> np.ndarray:
+    r"""The weights that allow the least noise when point ``i`` tolerates a loss range ``reach[i]``.
+
+    A point of weight :math:`w_i` has sensitivity :math:`w_i c` (Theorem A.4), and the noise must
+    satisfy :math:`w_i c \cdot s \le r_i` for every ``i`` (``s`` the noise's inverse scale: ``eta``
+    for the ℓ2 mechanism, ``1/sigma`` for the Gaussian).  The largest ``s`` is
+    :math:`\min_i r_i/(w_i c)`, and since :math:`\sum_i w_i = 1`,
+    :math:`\min_i r_i / w_i \le \sum_i r_i`, with equality iff :math:`w_i \propto r_i`.  Under pure DP
+    :math:`r_i = \varepsilon_i`: the paper's weights (Theorem 3.1).  Derived in the book's chapter
+    *PDP-OP under approximate DP* (``book/approximate.ipynb``).
+
+    Parameters
+    ----------
+    reach : numpy.ndarray of shape (n,)
+        Positive.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        ``reach / sum(reach)``, read-only.
+    """
+    total = float(np.sum(reach))
+    w = np.asarray(reach, dtype=float) / total
+    w.setflags(write=False)
+    return w
+
+
+def per_level(values, function) -> np.ndarray:
+    """``function`` applied once to each distinct entry of ``values`` and spread back to every entry."""
+    levels, inverse = np.unique(values, return_inverse=True)
+    return np.array([function(float(level)) for level in levels])[inverse]
+
+
+def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> Calibration:
     r"""Weights and noise parameter of Theorems 3.1 / 3.2.
 
     .. math::
@@ -89,6 +139,18 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
         (book chapter *Privacy of PDP-OP*).  When no such bound is known, leave
         ``B=None`` (Theorem 3.1), or use ``pdp_lib.bounds.sharp_norm_bound(lam, d)``,
         the exact supremum of ``||theta_bar||`` over the domain.
+    delta : None or float, optional
+        ``None`` (the default): the pure guarantee of Theorems 3.1 and 3.2.  A number in
+        ``(0, 1)``: point ``i`` gets ``(epsilon_i, delta)``-DP instead, from the exact privacy
+        profile of the ℓ2 mechanism: it tolerates a loss range ``a*_i >= epsilon_i``
+        (:func:`pdp_lib.curves.largest_loss_range`), so less noise suffices.  One root search per
+        distinct level (about 0.2 s each).  Chapter *PDP-OP under approximate DP*.
+    weighting : {"optimal", "epsilon"}, default "optimal"
+        With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
+        noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
+        epsilon_i`` (the same ``theta_bar`` as the pure mechanism) and scales ``eta`` until the
+        tightest point meets its ``(epsilon_i, delta)``.  Without ``delta`` both are the paper's
+        weights.
 
     Returns
     -------
@@ -97,6 +159,9 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
     eps = check_epsilons(epsilons)
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
+    weighting = check_weighting(weighting)
+    if delta is not None:
+        delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     theorem = "3.1" if B is None else ("3.2 with B*" if isinstance(B, str) else "3.2")
     B_used = resolve_bound(lam, d, B)
     with np.errstate(over="ignore"):
@@ -104,13 +169,19 @@ def calibrate(epsilons, lam, d, B=None) -> Calibration:
     if not np.isfinite(total):
         raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, inf): "
                          f"the privacy levels overflow")
-    weights = eps / total
-    weights.setflags(write=False)
-    eta = total / noise_scale(lam, d, B_used)
+    if delta is None:
+        weights = noise_optimal_weights(eps)
+        eta = total / noise_scale(lam, d, B_used)
+    else:
+        from .curves import largest_loss_range    # scipy: only for (epsilon, delta); pure PDP-OP needs numpy only
+
+        reach = per_level(eps, lambda level: largest_loss_range(level, delta, d))
+        weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
+        eta = float(np.min(reach / weights)) / noise_scale(lam, d, B_used)
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"eta = {float(eta)!r} is outside the allowed range (0, inf): "
                          f"lam = {lam!r} with d = {d} and sum(epsilons) = {total!r} is numerically degenerate")
-    return Calibration(weights=weights, eta=float(eta), B=float(B_used), theorem=theorem)
+    return Calibration(weights=weights, eta=float(eta), B=float(B_used), theorem=theorem, delta=delta)
 
 
 def weighted_ridge(X, y, weights, lam) -> np.ndarray:
@@ -208,7 +279,7 @@ def _sample_l2_laplace(eta: float, d: int, size: int, gen: np.random.Generator) 
     return g * (radius / norms)[:, None]
 
 
-def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
+def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None) -> np.ndarray:
     r"""PDP-OP (Algorithm 1) with the calibration of Theorem 3.1 (or 3.2 when ``B`` is given).
 
     Computes ``theta_bar`` of eq. (2) with ``w_i = epsilon_i / sum_j epsilon_j``
@@ -230,6 +301,9 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
         are documented once).
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
+    delta : None or float, optional
+        ``None``: point ``i`` gets ``epsilon_i``-DP.  A number in ``(0, 1)``: ``(epsilon_i, delta)``-DP
+        with the least noise (:func:`calibrate` with ``delta``, its optimal weights).
 
     Returns
     -------
@@ -244,10 +318,10 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
     release outputs to an adversary who can exploit the exact bit pattern without
     rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
     """
-    return _run_pdp_op(X, y, epsilons, lam, B, rng)[0]
+    return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta)[0]
 
 
-def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None):
+def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None):
     """Validate, calibrate and run Algorithm 1: ``(theta_hat, calibration)``.
 
     One output of shape ``(d,)``, or with ``size`` (a validated count) ``size`` independent
@@ -258,7 +332,7 @@ def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None):
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]
     gen = check_rng(rng, rng_name)
-    cal = calibrate(eps, lam, d, B)
+    cal = calibrate(eps, lam, d, B, delta=delta)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
     if size is None:
         return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal

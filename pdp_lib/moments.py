@@ -278,6 +278,34 @@ class QuadraticLoss:
                              f"a 1-D eta needs one value per row of theta_bar")
         return self._moments(th, eta)
 
+    def gaussian_moments(self, theta_bar, sigma) -> LossMoments:
+        r"""Exact mean and variance of ``L(theta_bar + Z)``, ``Z ~ N(0, sigma^2 I)``.
+
+        ``L(theta_bar + Z) = L(theta_bar) + 2 g^T Z + Z^T A Z``, so
+        ``E L = L(theta_bar) + sigma^2 tr(A)`` and ``Var L = 4 sigma^2 ||g||^2 + 2 sigma^4 tr(A^2)``
+        (the odd moments of ``Z`` vanish).  For the personalized Gaussian mechanism of the book's
+        chapter *PDP-OP under approximate DP* (:mod:`pdp_lib.gaussian`).
+
+        Parameters
+        ----------
+        theta_bar : array-like of shape (d,) or (R, d)
+        sigma : float
+            ``>= 0``, finite.
+
+        Returns
+        -------
+        LossMoments
+        """
+        th = self._theta(theta_bar)
+        s = _as_float_array(sigma, "sigma")
+        if s.ndim != 0 or not np.isfinite(s) or s < 0:
+            raise ValueError(f"sigma = {sigma!r} is outside the allowed range [0, inf)")
+        value, grad = self._value_and_gradient(th)
+        s2 = float(s) ** 2
+        mean = value + s2 * self.trace
+        var = 4.0 * s2 * np.sum(grad * grad, axis=-1) + 2.0 * s2 * s2 * self.trace_sq
+        return LossMoments(mean=np.asarray(mean, dtype=float), var=np.asarray(var, dtype=float))
+
     def _moments(self, th: np.ndarray, eta: np.ndarray) -> LossMoments:
         value, grad = self._value_and_gradient(th)
         return self._moments_from_parts(value, grad, eta)

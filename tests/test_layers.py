@@ -13,8 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdp_lib"
 
 LAYERS = {
     0: ("validation", "formatting"),
-    1: ("bounds", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
-    2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate",
+    1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
+    2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate", "gaussian",
         "audit"),
     3: ("experiments",),
     4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names

@@ -33,6 +33,9 @@ the exact privacy loss of private tuning's      :mod:`~pdp_lib.audit.selection`
 selection over the neighbours of a validation  (:func:`selection_loss`,
 point, and its tight instance                  :func:`worst_selection_neighbour`,
                                                :func:`two_candidate_instance`)
+lower confidence bounds on the whole privacy  :mod:`~pdp_lib.audit.profile_audit`
+profile delta(eps') of a pair, beside the      (:func:`delta_lower_bounds`,
+exact curve                                    :func:`audit_privacy_profile`)
 exact output density of Jorgensen et al.'s     :mod:`~pdp_lib.audit.jorgensen`
 sampling baseline                              (:func:`jorgensen_log_density`)
 which outputs a centre can produce bit for     :mod:`~pdp_lib.audit.floating_point`
@@ -46,7 +49,7 @@ Derived and used in the book's chapters *Sensitivity of the weighted ridge solut
 (``book/sensitivity.ipynb``: norms, neighbours), *Privacy of PDP-OP*
 (``book/privacy.ipynb``: privacy loss, black-box audits) and *What the guarantee does not
 cover* (``book/limits.ipynb``: privacy loss, a change of level, Jorgensen's density, floating
-point).
+point) and *PDP-OP under approximate DP* (``book/approximate.ipynb``: the whole curve).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ from .floating_point import (
     textbook_reachable,
 )
 from .jorgensen import jorgensen_log_density
+from .profile_audit import DeltaLowerBounds, ProfileAudit, audit_privacy_profile, delta_lower_bounds
 from .level_change import LevelChange, level_change_loss
 from .neighbours import (
     ReplacementGeometry,
@@ -96,6 +100,10 @@ from .sensitivity_checks import (
 )
 
 __all__ = [
+    "DeltaLowerBounds",
+    "delta_lower_bounds",
+    "ProfileAudit",
+    "audit_privacy_profile",
     "NormSearch",
     "largest_norm_dataset",
     "unregularized_solution",

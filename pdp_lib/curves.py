@@ -1,0 +1,191 @@
+r"""Privacy profiles :math:`\delta(\varepsilon')` of the Laplace, ℓ2 and Gaussian mechanisms, and their inverses.
+
+A mechanism whose outputs on two datasets have densities :math:`p, q` satisfies
+:math:`(\varepsilon', \delta)`-DP on that pair iff :math:`\delta \ge \delta(\varepsilon') =
+\mathbb E_p[(1 - e^{\varepsilon' - L})_+]`, with :math:`L = \log p/q` the privacy loss.  For the
+mechanisms here the profile depends on one number and the dimension:
+
+- the **ℓ2 mechanism** (density :math:`\propto e^{-\eta\|z\|}` in :math:`\mathbb R^d`, PDP-OP's
+  noise), on centres :math:`\Delta` apart: :math:`a = \eta\Delta` and :math:`d`
+  (:func:`l2_privacy_profile`; :func:`laplace_privacy_profile` for :math:`d = 1`).  Writing
+  :math:`o = R\,U` with :math:`R \sim \mathrm{Gamma}(d, 1)` (taking :math:`\eta = 1`) and
+  :math:`T = \langle U, v/\Delta\rangle`, whose law is :math:`(1 + T)/2 \sim
+  \mathrm{Beta}(\frac{d-1}2, \frac{d-1}2)` for :math:`d \ge 2`, the loss is monotone in :math:`T`,
+  and :math:`\delta(\varepsilon') = P_0(L > \varepsilon') - e^{\varepsilon'} P_v(L > \varepsilon')`
+  is a one-dimensional integral over :math:`R`.  It follows Joseph, Kulesza & Yu (ICML 2025).
+- the **Gaussian mechanism** :math:`N(\cdot, \sigma^2 I)`: :math:`\mu = \Delta/\sigma`, whatever
+  :math:`d`, with the closed form :math:`\delta(\varepsilon') = \Phi(\mu/2 - \varepsilon'/\mu) -
+  e^{\varepsilon'}\Phi(-\mu/2 - \varepsilon'/\mu)` (Balle & Wang, ICML 2018)
+  (:func:`gaussian_privacy_profile`).
+
+Both profiles grow with :math:`a` (resp. :math:`\mu`), so the largest value that still meets a target
+:math:`(\varepsilon, \delta)` is found by a root search: :func:`largest_loss_range`,
+:func:`largest_gaussian_mu`.  These are what a calibration for :math:`(\varepsilon_i, \delta)` needs.
+
+Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.ipynb``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import integrate, optimize, special, stats
+
+from .validation import check_dimension, check_fraction, check_positive
+
+__all__ = [
+    "laplace_privacy_profile",
+    "l2_privacy_profile",
+    "largest_loss_range",
+    "gaussian_privacy_profile",
+    "largest_gaussian_mu",
+]
+
+
+def _check_eps_prime(eps_prime) -> float:
+    x = float(eps_prime)
+    if not np.isfinite(x) or x < 0:
+        raise ValueError(f"eps_prime = {eps_prime!r} is outside the allowed range [0, inf)")
+    return x
+
+
+def laplace_privacy_profile(eps_prime, a) -> float:
+    r"""The privacy profile of the Laplace mechanism whose loss ranges over ``[-a, a]`` (``d = 1``).
+
+    :math:`\delta(\varepsilon') = 1 - e^{(\varepsilon' - a)/2}` for :math:`0 \le \varepsilon' \le a`,
+    and 0 beyond.
+    """
+    e = _check_eps_prime(eps_prime)
+    a = check_positive(a, "a")
+    return float(-np.expm1((e - a) / 2.0)) if e < a else 0.0
+
+
+def _t_cdf(t, d: int):
+    """``P(T <= t)`` for ``T = <U, e>``, ``U`` uniform on the sphere of R^d (``d >= 2``)."""
+    half = (d - 1) / 2.0
+    return special.betainc(half, half, (1.0 + np.clip(t, -1.0, 1.0)) / 2.0)
+
+
+def _probabilities(c: float, d: int, a: float):
+    """``(P_0(L > c), P_v(L > c))`` for the ℓ2 mechanism in R^d (``d >= 2``), ``eta = 1``, ``||v|| = a``.
+
+    With ``o = R U`` under ``P_0``: ``L > c`` iff ``T < (a^2 - c^2 - 2Rc) / (2Ra)``; with
+    ``o = v + R U`` under ``P_v``: iff ``T < (c^2 - 2Rc - a^2) / (2Ra)`` (which needs ``R > c``).
+    """
+    gamma = stats.gamma(d)
+    upper = gamma.isf(1e-17)
+    thresholds = {
+        0: lambda r: (a * a - c * c - 2.0 * r * c) / (2.0 * r * a),
+        1: lambda r: (c * c - 2.0 * r * c - a * a) / (2.0 * r * a),
+    }
+    out = []
+    for which, lower in ((0, 0.0), (1, c)):
+        f = lambda r, t=thresholds[which]: gamma.pdf(r) * float(_t_cdf(t(r), d))      # noqa: E731
+        breaks = [x for x in (0.5 * (a - c), 0.5 * (a + c), c, a, d - 1.0) if lower < x < upper]
+        value, _ = integrate.quad(f, lower, upper, limit=400, epsabs=1e-15, epsrel=1e-11,
+                                  points=sorted(set(breaks)) or None)
+        out.append(value)
+    return out[0], out[1]
+
+
+def l2_privacy_profile(eps_prime, d, a) -> float:
+    r"""The exact privacy profile :math:`\delta(\varepsilon')` of the ℓ2 mechanism at loss range ``a``.
+
+    Parameters
+    ----------
+    eps_prime : float
+        ``>= 0``.
+    d : int
+        Dimension, ``>= 1``.
+    a : float
+        :math:`\eta\Delta > 0`: the noise parameter times the distance between the two centres.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; exactly 0 for ``eps_prime >= a``; for ``d = 1``,
+        :func:`laplace_privacy_profile`.  Accurate to about ``1e-10`` (adaptive quadrature).
+    """
+    e = _check_eps_prime(eps_prime)
+    d = check_dimension(d)
+    a = check_positive(a, "a")
+    if e >= a:
+        return 0.0
+    if d == 1:          # the Laplace mechanism
+        return laplace_privacy_profile(e, a)
+    p0, pv = _probabilities(e, d, a)
+    return float(min(1.0, max(0.0, p0 - np.exp(e) * pv)))
+
+
+def largest_loss_range(epsilon, delta, d) -> float:
+    r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
+
+    The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
+    by bisection; it is at least ``epsilon`` (where the profile is 0).
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    d = check_dimension(d)
+    f = lambda a: l2_privacy_profile(eps, d, a) - delta            # noqa: E731
+    hi = 2.0 * eps
+    while f(hi) <= 0:
+        hi *= 2.0
+    return float(optimize.brentq(f, eps, hi, xtol=1e-12 * eps, rtol=1e-12))
+
+
+def gaussian_privacy_profile(eps_prime, mu) -> float:
+    r"""The privacy profile of the Gaussian mechanism at :math:`\mu = \Delta/\sigma` (any dimension).
+
+    :math:`\delta(\varepsilon') = \Phi(\mu/2 - \varepsilon'/\mu) - e^{\varepsilon'}\Phi(-\mu/2 - \varepsilon'/\mu)`
+    (Balle & Wang, ICML 2018, Theorem 8), computed through :math:`\log\Phi` so that values far
+    below machine epsilon keep their relative accuracy.
+
+    Parameters
+    ----------
+    eps_prime : float
+        ``>= 0``.
+    mu : float
+        ``> 0``: the distance of the two centres over the noise's standard deviation.
+
+    Returns
+    -------
+    float
+        In ``[0, 1)``; decreasing in ``eps_prime``, increasing in ``mu``.
+    """
+    e = _check_eps_prime(eps_prime)
+    mu = check_positive(mu, "mu")
+    log_first = special.log_ndtr(mu / 2.0 - e / mu)
+    log_second = e + special.log_ndtr(-mu / 2.0 - e / mu)
+    if not np.isfinite(log_first):
+        return 0.0
+    return float(max(0.0, -np.exp(log_first) * np.expm1(log_second - log_first)))
+
+
+def largest_gaussian_mu(epsilon, delta) -> float:
+    r"""The largest :math:`\mu` with :math:`\delta(\varepsilon; \mu) \le \delta`: the analytic Gaussian mechanism.
+
+    A Gaussian mechanism whose centres are at most :math:`\Delta` apart is :math:`(\varepsilon,
+    \delta)`-DP iff :math:`\sigma \ge \Delta/\mu^*(\varepsilon, \delta)` (Balle & Wang, ICML 2018):
+    the least noise for the pair of levels.  Found by bisection on :math:`\log\mu` to a relative
+    ``1e-12``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    f = lambda log_mu: gaussian_privacy_profile(eps, float(np.exp(log_mu))) - delta     # noqa: E731
+    hi = 0.0
+    while f(hi) <= 0:
+        hi += 1.0
+    lo = hi - 1.0
+    while f(lo) > 0:
+        lo -= 1.0
+    return float(np.exp(optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)))

@@ -1,0 +1,82 @@
+"""Privacy profiles (pdp_lib.curves): the ℓ2 profile by independent quadrature and Monte Carlo in d = 12 and 50,
+the Gaussian profile and its inverse against their definition and the classical bound."""
+
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+import pdp_lib
+from pdp_lib.curves import gaussian_privacy_profile, l2_privacy_profile, largest_gaussian_mu
+
+
+def _polar_definition(eps_prime, d, a):
+    r"""E_0[(1 - e^{eps' - L})_+] in polar coordinates about the axis of v, without the Beta law of T.
+
+    The density of o = (r, theta) under P_0 (eta = 1) is r^{d-1} e^{-r} sin^{d-2}(theta) / (Gamma(d) S),
+    S = int_0^pi sin^{d-2} = sqrt(pi) Gamma((d-1)/2) / Gamma(d/2); the loss is ||o - v|| - r.
+    """
+    log_norm = special.gammaln(d) + 0.5 * np.log(np.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2)
+
+    def f(theta, r):
+        loss = np.sqrt(r * r - 2 * r * a * np.cos(theta) + a * a) - r
+        gain = 1 - np.exp(eps_prime - loss)
+        if gain <= 0:
+            return 0.0
+        return gain * np.exp((d - 1) * np.log(r) - r + (d - 2) * np.log(np.sin(theta)) - log_norm)
+
+    top = stats.gamma(d).isf(1e-16)
+    return integrate.dblquad(f, 0, top, 0, np.pi, epsabs=1e-11, epsrel=1e-8)[0]
+
+
+@pytest.mark.parametrize("d, a, e", [(12, 1.0, 0.0), (12, 1.0, 0.4), (50, 2.0, 0.0), (50, 2.0, 1.0)])
+def test_l2_profile_is_its_definition_by_independent_quadrature(d, a, e):
+    assert l2_privacy_profile(e, d, a) == pytest.approx(_polar_definition(e, d, a), abs=1e-8)
+
+
+@pytest.mark.parametrize("d, a, e", [(50, 1.0, 0.2), (50, 3.0, 1.0)])
+def test_l2_profile_agrees_with_monte_carlo_in_d50(d, a, e):
+    Z = pdp_lib.sample_l2_laplace(1.0, d, size=300_000, rng=np.random.default_rng(50 + int(10 * a)))
+    v = np.zeros(d)
+    v[0] = a
+    loss = np.linalg.norm(Z - v, axis=1) - np.linalg.norm(Z, axis=1)
+    x = np.maximum(0.0, 1 - np.exp(e - loss))
+    assert abs(x.mean() - l2_privacy_profile(e, d, a)) <= 5 * x.std() / np.sqrt(x.size)
+
+
+def _gaussian_definition(eps_prime, mu):
+    """E_0[(1 - e^{eps' - L})_+] with L ~ N(mu^2 / 2, mu^2) under P_0 (the Gaussian loss), by quadrature."""
+    f = lambda l: (1 - np.exp(eps_prime - l)) * stats.norm.pdf(l, mu * mu / 2, mu)    # noqa: E731
+    return integrate.quad(f, eps_prime, mu * mu / 2 + 40 * mu, epsabs=1e-14, epsrel=1e-11, limit=200)[0]
+
+
+@pytest.mark.parametrize("mu", [0.05, 0.3, 1.0, 4.0])
+def test_gaussian_profile_is_its_definition(mu):
+    for e in (0.0, 0.1, 0.5 * mu * mu + 0.3 * mu, 2.0):
+        assert gaussian_privacy_profile(e, mu) == pytest.approx(_gaussian_definition(e, mu), abs=1e-12, rel=1e-8)
+    # at eps' = 0 it is the total variation distance of N(0, 1) and N(mu, 1)
+    assert gaussian_privacy_profile(0.0, mu) == pytest.approx(2 * stats.norm.cdf(mu / 2) - 1, rel=1e-12)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.01, 1e-5), (0.2, 1e-5), (1.0, 1e-5), (1.0, 1e-8), (3.0, 1e-3)])
+def test_largest_gaussian_mu_meets_delta_and_beats_the_classical_calibration(eps, delta):
+    mu = largest_gaussian_mu(eps, delta)
+    assert gaussian_privacy_profile(eps, mu) == pytest.approx(delta, rel=1e-9)
+    assert gaussian_privacy_profile(eps, mu * (1 + 1e-6)) > delta
+    if eps < 1:   # Dwork & Roth's sigma = sqrt(2 log(1.25 / delta)) / eps is (eps, delta)-DP: a smaller mu
+        assert mu >= eps / np.sqrt(2 * np.log(1.25 / delta))
+
+
+def test_a_known_value_of_the_analytic_gaussian():
+    # sigma(eps = 1, delta = 1e-5) of Balle & Wang's analytic Gaussian mechanism, to the digits they tabulate
+    assert 1 / largest_gaussian_mu(1.0, 1e-5) == pytest.approx(3.73, abs=0.005)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: gaussian_privacy_profile(-1.0, 1.0), r"eps_prime = -1.0 is outside the allowed range \[0, inf\)"),
+    (lambda: gaussian_privacy_profile(0.1, 0.0), r"mu = 0.0 is outside the allowed range \(0, inf\)"),
+    (lambda: largest_gaussian_mu(1.0, 1.0), r"delta = 1.0 is outside the allowed range \(0, 1\)"),
+    (lambda: largest_gaussian_mu(0.0, 1e-5), r"epsilon = 0.0 is outside the allowed range \(0, inf\)"),
+])
+def test_bad_input_is_refused_by_name(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
