@@ -27,8 +27,11 @@ Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
-from scipy import integrate, optimize, special, stats
+from scipy import integrate, optimize, special
 
 from .validation import check_dimension, check_fraction, check_positive
 
@@ -59,32 +62,50 @@ def laplace_privacy_profile(eps_prime, a) -> float:
     return float(-np.expm1((e - a) / 2.0)) if e < a else 0.0
 
 
-def _t_cdf(t, d: int):
-    """``P(T <= t)`` for ``T = <U, e>``, ``U`` uniform on the sphere of R^d (``d >= 2``)."""
-    half = (d - 1) / 2.0
-    return special.betainc(half, half, (1.0 + np.clip(t, -1.0, 1.0)) / 2.0)
+_QUADRATURE_ERROR = 1e-10   # the largest error estimate of the profile accepted (absolute)
 
 
 def _probabilities(c: float, d: int, a: float):
-    """``(P_0(L > c), P_v(L > c))`` for the ℓ2 mechanism in R^d (``d >= 2``), ``eta = 1``, ``||v|| = a``.
+    """``(P_0(L > c), P_v(L > c), error)`` for the ℓ2 mechanism in R^d (``d >= 2``), ``eta = 1``, ``||v|| = a``.
 
     With ``o = R U`` under ``P_0``: ``L > c`` iff ``T < (a^2 - c^2 - 2Rc) / (2Ra)``; with
     ``o = v + R U`` under ``P_v``: iff ``T < (c^2 - 2Rc - a^2) / (2Ra)`` (which needs ``R > c``).
+    ``error`` bounds the quadrature's error on ``P_0 - e^c P_v`` (from its error estimates); the
+    tolerances asked of the quadrature are below what double precision always reaches, so its
+    warning is replaced by this explicit estimate, which :func:`l2_privacy_profile` checks.
     """
-    gamma = stats.gamma(d)
-    upper = gamma.isf(1e-17)
+    upper = float(special.gammainccinv(d, 1e-17))          # P(R > upper) = 1e-17
+    log_norm = float(special.gammaln(d))
+    half = (d - 1) / 2.0
     thresholds = {
         0: lambda r: (a * a - c * c - 2.0 * r * c) / (2.0 * r * a),
         1: lambda r: (c * c - 2.0 * r * c - a * a) / (2.0 * r * a),
     }
-    out = []
+
+    def density_times_cdf(r, t):        # Gamma(d, 1) density at r times P(T <= t(r)), on scalars
+        x = min(1.0, max(0.0, (1.0 + t(r)) / 2.0))
+        return math.exp((d - 1) * math.log(r) - r - log_norm) * float(special.betainc(half, half, x))
+
+    out, errors = [], []
     for which, lower in ((0, 0.0), (1, c)):
-        f = lambda r, t=thresholds[which]: gamma.pdf(r) * float(_t_cdf(t(r), d))      # noqa: E731
+        f = lambda r, t=thresholds[which]: density_times_cdf(r, t) if r > 0 else 0.0      # noqa: E731
         breaks = [x for x in (0.5 * (a - c), 0.5 * (a + c), c, a, d - 1.0) if lower < x < upper]
-        value, _ = integrate.quad(f, lower, upper, limit=400, epsabs=1e-15, epsrel=1e-11,
-                                  points=sorted(set(breaks)) or None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", integrate.IntegrationWarning)
+            value, error = integrate.quad(f, lower, upper, limit=400, epsabs=1e-15, epsrel=1e-11,
+                                          points=sorted(set(breaks)) or None)
         out.append(value)
-    return out[0], out[1]
+        errors.append(error)
+    return out[0], out[1], errors[0] + np.exp(c) * errors[1]
+
+
+def _l2_profile_and_error(e: float, d: int, a: float):
+    """The ℓ2 profile (validated inputs, ``d >= 2``, ``e < a``) and a bound on its quadrature error."""
+    p0, pv, error = _probabilities(e, d, a)
+    if not error <= _QUADRATURE_ERROR:
+        raise ArithmeticError(f"the privacy profile at eps_prime = {e!r}, d = {d}, a = {a!r} could not be "
+                              f"computed to {_QUADRATURE_ERROR!r}: the quadrature's error estimate is {error!r}")
+    return float(min(1.0, max(0.0, p0 - np.exp(e) * pv))), float(error)
 
 
 def l2_privacy_profile(eps_prime, d, a) -> float:
@@ -112,20 +133,29 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
         return 0.0
     if d == 1:          # the Laplace mechanism
         return laplace_privacy_profile(e, a)
-    p0, pv = _probabilities(e, d, a)
-    return float(min(1.0, max(0.0, p0 - np.exp(e) * pv)))
+    return _l2_profile_and_error(e, d, a)[0]
 
 
 def largest_loss_range(epsilon, delta, d) -> float:
     r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
 
     The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
-    by bisection; it is at least ``epsilon`` (where the profile is 0).
+    by bisection; it is at least ``epsilon`` (where the profile is 0).  The bisection runs on the
+    profile plus its quadrature error bound, so the answer errs on the safe side: the profile at
+    it is at most ``delta``.
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     d = check_dimension(d)
-    f = lambda a: l2_privacy_profile(eps, d, a) - delta            # noqa: E731
+
+    def f(a):
+        if a <= eps:
+            return -delta
+        if d == 1:
+            return laplace_privacy_profile(eps, a) - delta
+        value, error = _l2_profile_and_error(eps, d, a)
+        return value + error - delta
+
     hi = 2.0 * eps
     while f(hi) <= 0:
         hi *= 2.0

@@ -80,3 +80,13 @@ def test_a_known_value_of_the_analytic_gaussian():
 def test_bad_input_is_refused_by_name(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_hard_case_against_forty_digit_arithmetic():
+    # d = 2, eps' = 1, a just above 1: the profile (1e-8) is the difference of two probabilities near 1e-3.
+    # The reference is the same two integrals evaluated with mpmath at 40 significant digits
+    # (betainc and quad at mp.dps = 40): 9.99999102658005e-9.
+    assert l2_privacy_profile(1.0, 2, 1.00000841310872) == pytest.approx(9.99999102658005e-9, rel=1e-5)
+    a = pdp_lib.curves.largest_loss_range(1.0, 1e-8, 2)
+    assert l2_privacy_profile(1.0, 2, a) <= 1e-8          # the calibration errs on the safe side
+    assert l2_privacy_profile(1.0, 2, a * (1 + 1e-5)) > 1e-8
