@@ -27,13 +27,14 @@ Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .validation import check_dimension, check_fraction, check_positive
+from .validation import check_dimension, check_epsilons, check_fraction, check_positive
 
 __all__ = [
     "laplace_privacy_profile",
@@ -41,6 +42,8 @@ __all__ = [
     "largest_loss_range",
     "gaussian_privacy_profile",
     "largest_gaussian_mu",
+    "tolerated_loss_ranges",
+    "tolerated_gaussian_mus",
 ]
 
 
@@ -162,6 +165,62 @@ def largest_loss_range(epsilon, delta, d) -> float:
     return float(optimize.brentq(f, eps, hi, xtol=1e-12 * eps, rtol=1e-12))
 
 
+EXACT_LEVELS = 64
+"""Up to this many distinct levels, :func:`tolerated_loss_ranges` solves each one exactly."""
+LATTICE_STEPS = 32
+"""Beyond, it uses the lattice of levels ``2**(k / LATTICE_STEPS)``, a ratio of about 1.022 apart."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_loss_range(epsilon: float, delta: float, d: int) -> float:
+    return largest_loss_range(epsilon, delta, d)
+
+
+def _lattice_floor(levels: np.ndarray) -> np.ndarray:
+    """The largest lattice level ``2**(k / LATTICE_STEPS)`` at or below each level."""
+    k = np.floor(LATTICE_STEPS * np.log2(levels))
+    k = np.where(2.0 ** (k / LATTICE_STEPS) > levels, k - 1, k)
+    return 2.0 ** (k / LATTICE_STEPS)
+
+
+def tolerated_loss_ranges(epsilons, delta, d) -> np.ndarray:
+    r"""For each point a loss range :math:`r_i` with :math:`\delta(\varepsilon_i; d, r_i) \le \delta`: what a calibration may use.
+
+    With at most :data:`EXACT_LEVELS` distinct levels, :math:`r_i = a^*(\varepsilon_i)`
+    (:func:`largest_loss_range`), exactly.  With more (levels drawn from a continuum), each level is
+    bounded below by the lattice level :math:`g \le \varepsilon_i` just under it:
+    :math:`r_i = \max(\varepsilon_i, a^*(g))`.  Both are at most :math:`a^*(\varepsilon_i)`, because
+    :math:`a^*` increases with :math:`\varepsilon` (the profile falls as :math:`\varepsilon'` grows) and
+    :math:`a^*(\varepsilon) \ge \varepsilon`, so every point keeps its :math:`(\varepsilon_i,
+    \delta)`; the price is a little more noise than the exact ranges would allow.  Results are
+    cached, so a lattice is solved once per ``(delta, d)`` (about 200 root searches for levels
+    spanning a factor of 100).
+
+    Parameters
+    ----------
+    epsilons : array-like of shape (n,)
+    delta : float
+        In ``(0, 1)``.
+    d : int
+        ``d >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+    """
+    eps = check_epsilons(epsilons)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    d = check_dimension(d)
+    levels, inverse = np.unique(eps, return_inverse=True)
+    if levels.size <= EXACT_LEVELS:
+        ranges = np.array([_cached_loss_range(float(x), delta, d) for x in levels])
+    else:
+        floors = _lattice_floor(levels)
+        solved = {g: _cached_loss_range(float(g), delta, d) for g in np.unique(floors)}
+        ranges = np.maximum(levels, [solved[g] for g in floors])
+    return ranges[inverse]
+
+
 def gaussian_privacy_profile(eps_prime, mu) -> float:
     r"""The privacy profile of the Gaussian mechanism at :math:`\mu = \Delta/\sigma` (any dimension).
 
@@ -190,13 +249,56 @@ def gaussian_privacy_profile(eps_prime, mu) -> float:
     return float(max(0.0, -np.exp(log_first) * np.expm1(log_second - log_first)))
 
 
+def _gaussian_profiles(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """:func:`gaussian_privacy_profile` on arrays (validated inputs)."""
+    log_first = special.log_ndtr(mu / 2.0 - eps / mu)
+    log_second = eps + special.log_ndtr(-mu / 2.0 - eps / mu)
+    with np.errstate(invalid="ignore"):
+        value = -np.exp(log_first) * np.expm1(log_second - log_first)
+    return np.where(np.isfinite(log_first), np.maximum(value, 0.0), 0.0)
+
+
+def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
+    r""":func:`largest_gaussian_mu` for every level at once: a vectorized bisection on :math:`\log\mu`.
+
+    Returns the lower end of the final bracket, within a relative ``2**-50`` of the root, so that
+    :math:`\delta(\varepsilon_i; \mu_i) \le \delta` holds for every returned :math:`\mu_i` (the
+    safe side).
+
+    Parameters
+    ----------
+    epsilons : array-like of shape (n,)
+        Each finite and ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+    """
+    eps = check_epsilons(epsilons)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    over = lambda log_mu: _gaussian_profiles(eps, np.exp(log_mu)) > delta       # noqa: E731
+    hi = np.zeros_like(eps)
+    while np.any(~over(hi)):
+        hi = np.where(over(hi), hi, hi + 1.0)
+    lo = hi - 1.0
+    while np.any(over(lo)):
+        lo = np.where(over(lo), lo - 1.0, lo)
+    for _ in range(52):
+        mid = 0.5 * (lo + hi)
+        above = over(mid)
+        lo, hi = np.where(above, lo, mid), np.where(above, mid, hi)
+    return np.exp(lo)
+
+
 def largest_gaussian_mu(epsilon, delta) -> float:
     r"""The largest :math:`\mu` with :math:`\delta(\varepsilon; \mu) \le \delta`: the analytic Gaussian mechanism.
 
     A Gaussian mechanism whose centres are at most :math:`\Delta` apart is :math:`(\varepsilon,
     \delta)`-DP iff :math:`\sigma \ge \Delta/\mu^*(\varepsilon, \delta)` (Balle & Wang, ICML 2018):
-    the least noise for the pair of levels.  Found by bisection on :math:`\log\mu` to a relative
-    ``1e-12``.
+    the least noise for the pair of levels.  Found by bisection on :math:`\log\mu`
+    (:func:`tolerated_gaussian_mus`), to a relative ``2**-50``, on the safe side.
 
     Parameters
     ----------
@@ -210,12 +312,4 @@ def largest_gaussian_mu(epsilon, delta) -> float:
     float
     """
     eps = check_positive(epsilon, "epsilon")
-    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    f = lambda log_mu: gaussian_privacy_profile(eps, float(np.exp(log_mu))) - delta     # noqa: E731
-    hi = 0.0
-    while f(hi) <= 0:
-        hi += 1.0
-    lo = hi - 1.0
-    while f(lo) > 0:
-        lo -= 1.0
-    return float(np.exp(optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)))
+    return float(tolerated_gaussian_mus(np.array([eps]), delta)[0])

@@ -6,7 +6,7 @@ most :math:`w_i c_\lambda` (Theorem A.4, :func:`pdp_lib.bounds.sensitivity_bound
 :math:`i`-neighbouring datasets the outputs are Gaussians whose centres are at most
 :math:`\mu_i \sigma` apart, :math:`\mu_i = w_i c_\lambda/\sigma`, and the pair is
 :math:`(\varepsilon_i, \delta)`-DP iff :math:`\mu_i \le \mu^*(\varepsilon_i, \delta)`, the analytic
-Gaussian mechanism's bound (:func:`pdp_lib.curves.largest_gaussian_mu`; a smaller distance gives a
+Gaussian mechanism's bound (:func:`pdp_lib.curves.tolerated_gaussian_mus`; a smaller distance gives a
 smaller profile).  The least noise meeting every point's condition is
 :math:`\sigma = c_\lambda \max_i w_i/\mu^*_i`, and the weights that minimise it are
 :math:`w_i \propto \mu^*(\varepsilon_i, \delta)` (:func:`pdp_lib.mechanism.noise_optimal_weights`),
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_scale, resolve_bound
-from .curves import largest_gaussian_mu
-from .mechanism import _weighted_ridge, check_weighting, noise_optimal_weights, per_level
+from .curves import tolerated_gaussian_mus
+from .mechanism import _weighted_ridge, check_weighting, noise_optimal_weights
 from .validation import (check_count, check_dimension, check_epsilons, check_fraction, check_positive,
                          check_problem, check_rng)
 
@@ -88,7 +88,7 @@ def gaussian_calibration(epsilons, lam, d, delta, B=None, *, weighting="optimal"
     weighting = check_weighting(weighting)
     B_used = resolve_bound(lam, d, B)
     c = noise_scale(lam, d, B_used)
-    reach = per_level(eps, lambda level: largest_gaussian_mu(level, delta))
+    reach = tolerated_gaussian_mus(eps, delta)
     weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
     sigma = c * float(np.max(weights / reach))
     mu = weights * c / sigma

@@ -93,12 +93,6 @@ def noise_optimal_weights(reach) -> np.ndarray:
     return w
 
 
-def per_level(values, function) -> np.ndarray:
-    """``function`` applied once to each distinct entry of ``values`` and spread back to every entry."""
-    levels, inverse = np.unique(values, return_inverse=True)
-    return np.array([function(float(level)) for level in levels])[inverse]
-
-
 def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> Calibration:
     r"""Weights and noise parameter of Theorems 3.1 / 3.2.
 
@@ -143,8 +137,8 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         ``None`` (the default): the pure guarantee of Theorems 3.1 and 3.2.  A number in
         ``(0, 1)``: point ``i`` gets ``(epsilon_i, delta)``-DP instead, from the exact privacy
         profile of the ℓ2 mechanism: it tolerates a loss range ``a*_i >= epsilon_i``
-        (:func:`pdp_lib.curves.largest_loss_range`), so less noise suffices.  One root search per
-        distinct level (about 0.2 s each).  Chapter *PDP-OP under approximate DP*.
+        (:func:`pdp_lib.curves.tolerated_loss_ranges`: exact up to 64 distinct levels, a lattice
+        bound from below beyond), so less noise suffices.  Chapter *PDP-OP under approximate DP*.
     weighting : {"optimal", "epsilon"}, default "optimal"
         With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
         noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
@@ -173,9 +167,9 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         weights = noise_optimal_weights(eps)
         eta = total / noise_scale(lam, d, B_used)
     else:
-        from .curves import largest_loss_range    # scipy: only for (epsilon, delta); pure PDP-OP needs numpy only
+        from .curves import tolerated_loss_ranges    # scipy: only for (epsilon, delta); pure PDP-OP needs numpy only
 
-        reach = per_level(eps, lambda level: largest_loss_range(level, delta, d))
+        reach = tolerated_loss_ranges(eps, delta, d)
         weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
         eta = float(np.min(reach / weights)) / noise_scale(lam, d, B_used)
     if not (np.isfinite(eta) and eta > 0):

@@ -90,3 +90,28 @@ def test_a_hard_case_against_forty_digit_arithmetic():
     a = pdp_lib.curves.largest_loss_range(1.0, 1e-8, 2)
     assert l2_privacy_profile(1.0, 2, a) <= 1e-8          # the calibration errs on the safe side
     assert l2_privacy_profile(1.0, 2, a * (1 + 1e-5)) > 1e-8
+
+
+def test_tolerated_loss_ranges_keep_every_point_within_its_pair():
+    from pdp_lib.curves import largest_loss_range, tolerated_loss_ranges
+    rng = np.random.default_rng(21)
+    eps = np.concatenate([rng.uniform(0.01, 0.2, 60), rng.uniform(0.2, 1.0, 60), np.full(20, 1.0)])
+    delta, d = 1e-5, 12
+    ranges = tolerated_loss_ranges(eps, delta, d)                 # 121 distinct levels: the lattice
+    assert np.all(ranges >= eps)
+    for i in rng.choice(eps.size, 12, replace=False):
+        exact = largest_loss_range(eps[i], delta, d)
+        assert l2_privacy_profile(eps[i], d, ranges[i]) <= delta
+        assert exact / 1.03 <= ranges[i] <= exact                 # measured: within 3% of the exact range here
+    few = tolerated_loss_ranges(np.repeat([0.01, 0.2, 1.0], 5), delta, d)   # 3 levels: exact
+    assert few[0] == largest_loss_range(0.01, delta, d) and few[-1] == largest_loss_range(1.0, delta, d)
+
+
+def test_the_vectorized_gaussian_inverse_is_the_scalar_root():
+    from scipy import optimize
+    from pdp_lib.curves import tolerated_gaussian_mus
+    eps = np.array([1e-3, 0.01, 0.2, 1.0, 5.0])
+    mus = tolerated_gaussian_mus(eps, 1e-6)
+    for e, m in zip(eps, mus):
+        root = optimize.brentq(lambda x: gaussian_privacy_profile(e, x) - 1e-6, 1e-6, 50, xtol=1e-15, rtol=1e-14)
+        assert m == pytest.approx(root, rel=1e-12) and gaussian_privacy_profile(e, m) <= 1e-6
