@@ -143,7 +143,7 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
         noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
         epsilon_i`` (the same ``theta_bar`` as the pure mechanism) and scales ``eta`` until the
-        tightest point meets its ``(epsilon_i, delta)``.  Without ``delta`` both are the paper's
+        tightest point meets its ``(epsilon_i, delta)``, exactly (:func:`pdp_lib.curves.least_stretch`).  Without ``delta`` both are the paper's
         weights.
 
     Returns
@@ -167,11 +167,15 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         weights = noise_optimal_weights(eps)
         eta = total / noise_scale(lam, d, B_used)
     else:
-        from .curves import tolerated_loss_ranges    # scipy: only for (epsilon, delta); pure PDP-OP needs numpy only
+        from .curves import least_stretch, tolerated_loss_ranges    # scipy: only under (epsilon, delta)
 
-        reach = tolerated_loss_ranges(eps, delta, d)
-        weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
-        eta = float(np.min(reach / weights)) / noise_scale(lam, d, B_used)
+        if weighting == "optimal":
+            reach = tolerated_loss_ranges(eps, delta, d)
+            weights = noise_optimal_weights(reach)
+            eta = float(np.sum(reach)) / noise_scale(lam, d, B_used)
+        else:
+            weights = noise_optimal_weights(eps)
+            eta = total * least_stretch(eps, delta, d) / noise_scale(lam, d, B_used)
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"eta = {float(eta)!r} is outside the allowed range (0, inf): "
                          f"lam = {lam!r} with d = {d} and sum(epsilons) = {total!r} is numerically degenerate")

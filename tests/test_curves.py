@@ -115,3 +115,10 @@ def test_the_vectorized_gaussian_inverse_is_the_scalar_root():
     for e, m in zip(eps, mus):
         root = optimize.brentq(lambda x: gaussian_privacy_profile(e, x) - 1e-6, 1e-6, 50, xtol=1e-15, rtol=1e-14)
         assert m == pytest.approx(root, rel=1e-12) and gaussian_privacy_profile(e, m) <= 1e-6
+
+
+def test_least_stretch_is_the_brute_force_minimum():
+    from pdp_lib.curves import largest_loss_range, least_stretch
+    eps = np.random.default_rng(5).uniform(0.05, 2.0, 70)          # 70 distinct levels: the lattice path
+    brute = min(largest_loss_range(e, 1e-6, 5) / e for e in eps)
+    assert least_stretch(eps, 1e-6, 5) == brute
