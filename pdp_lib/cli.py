@@ -1,4 +1,4 @@
-"""The command line: ``python -m pdp_lib reproduce TARGET [options]``.
+"""The command line: ``python -m pdp_lib reproduce TARGET [options]`` and ``python -m pdp_lib fit DATA [options]``.
 
 ::
 
@@ -30,6 +30,19 @@ noise, ``--bound`` the calibration; the splits are redrawn with every draw.
 
 The backend is :func:`pdp_lib.experiments.reproduce_many`; the engine is derived in the
 book's chapter *Exact loss moments* (``book/moments.ipynb``).
+
+::
+
+    python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
+                               [--clip] [--chunk-rows N] [--seed S] --out MODEL
+
+fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
+public bounds from a TOML file (:mod:`pdp_lib.streaming`), and writes the model as JSON: the
+estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy statement (each distinct
+level with its number of rows, the theorem, the bounds); no row and no seed.  A row outside its
+bounds, a missing value or a level that is missing or not positive is refused with the file, the
+row and the column (status 2); ``--clip`` clamps out-of-range values instead and reports how many
+rows it changed.
 """
 
 from __future__ import annotations
@@ -82,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m pdp_lib``."""
     parser = _Parser(prog="python -m pdp_lib",
                      description="Rebuild the tables and figures of 'Personalized Differential "
-                                 "Privacy for Ridge Regression' (PDP-OP).")
+                                 "Privacy for Ridge Regression' (PDP-OP), or fit PDP-OP on your own data.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     rep = sub.add_parser("reproduce", help="rebuild a table or figure of the paper",
@@ -112,7 +125,64 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--format", choices=("csv", "markdown"), default="csv",
                      help="output format (default csv)")
     rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
+    _add_fit(sub)
     return parser
+
+
+def _positive_float(name):
+    """An argparse type: a finite number ``> 0``, refused with a message naming ``name`` and the range."""
+    def convert(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not a number") from None
+        if not (value > 0 and value < float("inf")):
+            raise argparse.ArgumentTypeError(f"{name} = {value!r} is outside the allowed range (0, inf)")
+        return value
+    return convert
+
+
+def _add_fit(sub) -> None:
+    fit = sub.add_parser("fit", help="fit PDP-OP on your own CSV or Parquet table",
+                         description="Fit PDP-OP on a table with a privacy level per row, reading it in chunks "
+                                     "(any number of rows), and write the model as JSON.")
+    fit.add_argument("data", metavar="DATA", help="a CSV or Parquet file, a folder of them, or a glob")
+    fit.add_argument("--label", required=True, metavar="COL", help="the label's column")
+    fit.add_argument("--epsilon", required=True, metavar="COL", help="the column of privacy levels (each > 0)")
+    fit.add_argument("--lam", required=True, type=_positive_float("--lam"), help="the ridge parameter, > 0")
+    fit.add_argument("--bounds", metavar="FILE", default=None,
+                     help="public bounds (TOML: [label] and [features.<name>], each with lower and upper); "
+                          "without it every other column is a feature already in [0, 1] and the label in [-1, 1]")
+    fit.add_argument("--bound", choices=settings.BOUNDS, default="paper",
+                     help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
+    fit.add_argument("--clip", action="store_true",
+                     help="clamp values outside their bounds (and report how many rows) instead of refusing them")
+    fit.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=200_000,
+                     help="rows read at a time (default 200000)")
+    fit.add_argument("--seed", type=_int_at_least("--seed", 0), default=None,
+                     help="seed of the privacy noise (default: fresh entropy); the model never records it")
+    fit.add_argument("--out", metavar="MODEL", required=True, help="the model file to write (JSON)")
+
+
+def _fit(args) -> int:
+    from . import streaming
+
+    try:
+        if args.bounds is None:
+            bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
+        else:
+            bounds = streaming.read_bounds(args.bounds)
+        sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
+                                    chunk_rows=args.chunk_rows)
+        B = "sharp" if args.bound == "sharp" else None
+        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed)
+        record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)
+        streaming.write_model(record, args.out)
+    except (ValueError, OSError) as exc:
+        raise _Exit(2, f"python -m pdp_lib fit: error: {exc}") from None
+    clipped = f", {sums.clipped} clipped" if args.clip else ""
+    print(f"fitted on {sums.rows} rows{clipped}: lambda = {args.lam!r}, eta = {eta!r}; model written to {args.out}")
+    return 0
 
 
 def _targets(name: str):
@@ -148,8 +218,8 @@ def _render(tables: dict, fmt: str, with_target: bool) -> str:
 
 def _run(argv) -> int:
     args = build_parser().parse_args(argv)
-    if args.command != "reproduce":  # pragma: no cover - only one command
-        raise _Exit(2, f"python -m pdp_lib: error: unknown command {args.command!r}")
+    if args.command == "fit":
+        return _fit(args)
     names = _targets(args.target)
     if args.out is not None:  # fail before the computation, not after it
         folder = os.path.dirname(os.path.abspath(args.out))
