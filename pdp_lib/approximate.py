@@ -122,11 +122,14 @@ NOISES = ("l2", "gaussian")
 
 def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None, B=None,
                     weighting="optimal") -> np.ndarray:
-    r"""Point ``point``'s exact privacy profile :math:`\delta_i(\varepsilon')` under a calibrated mechanism.
+    r"""Point ``point``'s guaranteed privacy profile under a calibrated mechanism: a bound on :math:`\delta_i(\varepsilon')`.
 
-    The mechanism is calibrated for the whole profile ``epsilons``; point ``i``'s worst pair of
-    outputs is then two copies of the noise, :math:`\Delta_i = w_i c_\lambda` apart (Theorem A.4),
-    and its profile is the noise's (:mod:`pdp_lib.curves`) at that distance:
+    The mechanism is calibrated for the whole profile ``epsilons``; on any pair of datasets that
+    differ in point ``i`` its outputs are two copies of the noise at most :math:`\Delta_i = w_i
+    c_\lambda` apart (Theorem A.4), and the noise's profile grows with the distance, so point
+    ``i``'s profile is at most the noise's exact profile (:mod:`pdp_lib.curves`) at the certified
+    distance :math:`\Delta_i`.  It is the point's exact profile only where some pair attains
+    :math:`\Delta_i`; with ``B(lambda)`` none does (``B*(lambda)`` is smaller):
 
     - ``noise="l2"``, ``delta=None``: PDP-OP as in the paper, :math:`a_i = \varepsilon_i`;
     - ``noise="l2"`` with ``delta``: PDP-OP calibrated for :math:`(\varepsilon_i, \delta)`
@@ -157,7 +160,7 @@ def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None,
     Returns
     -------
     numpy.ndarray
-        :math:`\delta_i(\varepsilon')`, the shape of ``eps_prime``.
+        The bound on :math:`\delta_i(\varepsilon')`, the shape of ``eps_prime``.
     """
     eps = check_epsilons(epsilons)
     d = check_dimension(d)

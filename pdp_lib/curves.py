@@ -144,27 +144,34 @@ def largest_loss_range(epsilon, delta, d) -> float:
     r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
 
     The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
-    by bisection; it is at least ``epsilon`` (where the profile is 0).  The bisection runs on the
-    profile plus its quadrature error bound, so the answer errs on the safe side: the profile at
-    it is at most ``delta``.
+    by bisection; it is at least ``epsilon`` (where the profile is 0).  The answer errs on the safe
+    side three times: the search runs on the profile plus its quadrature error estimate, aims at
+    ``delta (1 - SAFETY)``, and returns a point below the root by twice the search's tolerance.
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     d = check_dimension(d)
 
+    target = delta * (1.0 - SAFETY)
+
     def f(a):
         if a <= eps:
-            return -delta
+            return -target
         if d == 1:
-            return laplace_privacy_profile(eps, a) - delta
+            return laplace_privacy_profile(eps, a) - target
         value, error = _l2_profile_and_error(eps, d, a)
-        return value + error - delta
+        return value + error - target
 
     hi = 2.0 * eps
     while f(hi) <= 0:
         hi *= 2.0
-    return float(optimize.brentq(f, eps, hi, xtol=1e-12 * eps, rtol=1e-12))
+    xtol = 1e-12 * eps
+    root = optimize.brentq(f, eps, hi, xtol=xtol, rtol=1e-12)
+    return float(max(eps, root - 2.0 * (xtol + 1e-12 * root)))     # below the root, whichever side brentq stopped
 
+
+SAFETY = 1e-8
+"""The inverses aim at ``delta (1 - SAFETY)``: rounding and quadrature error stay on the safe side."""
 
 EXACT_LEVELS = 64
 """Up to this many distinct levels, :func:`tolerated_loss_ranges` solves each one exactly."""
@@ -295,9 +302,9 @@ def _gaussian_profiles(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
 def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
     r""":func:`largest_gaussian_mu` for every level at once: a vectorized bisection on :math:`\log\mu`.
 
-    Returns the lower end of the final bracket, within a relative ``2**-50`` of the root, so that
-    :math:`\delta(\varepsilon_i; \mu_i) \le \delta` holds for every returned :math:`\mu_i` (the
-    safe side).
+    Aims at ``delta (1 - SAFETY)`` and returns the lower end of the final bracket, within a relative
+    ``2**-50`` of that root, so that :math:`\delta(\varepsilon_i; \mu_i) \le \delta` holds for every
+    returned :math:`\mu_i` despite rounding (the safe side).
 
     Parameters
     ----------
@@ -312,7 +319,8 @@ def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
     """
     eps = check_epsilons(epsilons)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    over = lambda log_mu: _gaussian_profiles(eps, np.exp(log_mu)) > delta       # noqa: E731
+    target = delta * (1.0 - SAFETY)
+    over = lambda log_mu: _gaussian_profiles(eps, np.exp(log_mu)) > target      # noqa: E731
     hi = np.zeros_like(eps)
     while np.any(~over(hi)):
         hi = np.where(over(hi), hi, hi + 1.0)

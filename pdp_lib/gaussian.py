@@ -72,7 +72,10 @@ def gaussian_calibration(epsilons, lam, d, delta, B=None, *, weighting="optimal"
     delta : float
         In ``(0, 1)``; the Gaussian mechanism has no pure guarantee, so it is required.
     B : None, "sharp" or float, optional
-        The norm bound behind the sensitivity, as in :func:`pdp_lib.calibrate`.
+        The norm bound behind the sensitivity, as in :func:`pdp_lib.calibrate`.  ``B(lambda)`` and
+        ``B*(lambda)`` bound ``||theta_bar||`` for every weight vector summing to one; a float ``B``
+        (Assumption 3.1) must bound the unregularized solution *for the weights this calibration
+        uses* (``mu*``-proportional under ``"optimal"``), not for the paper's.
     weighting : {"optimal", "epsilon"}, default "optimal"
         ``"optimal"``: ``w_i \propto mu*(epsilon_i, delta)``, the weights allowing the least noise;
         ``"epsilon"``: the paper's ``w_i \propto epsilon_i``.

@@ -143,7 +143,8 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
         noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
         epsilon_i`` (the same ``theta_bar`` as the pure mechanism) and scales ``eta`` until the
-        tightest point meets its ``(epsilon_i, delta)``, exactly (:func:`pdp_lib.curves.least_stretch`).  Without ``delta`` both are the paper's
+        tightest point meets its ``(epsilon_i, delta)``, exactly (:func:`pdp_lib.curves.least_stretch`).  A float ``B`` must bound the unregularized
+        solution for the weights actually used, which ``"optimal"`` changes.  Without ``delta`` both are the paper's
         weights.
 
     Returns

@@ -72,8 +72,11 @@ def test_the_profile_is_zero_at_the_pure_level_and_monotone():
 
 @pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (1.0, 1e-3), (0.5, 0.05)])
 def test_largest_loss_range_in_d1_is_the_closed_form(eps, delta):
-    # 1 - exp((eps - a) / 2) = delta  <=>  a = eps - 2 log(1 - delta)
-    assert largest_loss_range(eps, delta, 1) == pytest.approx(eps - 2 * np.log1p(-delta), rel=1e-10)
+    # 1 - exp((eps - a) / 2) = delta  <=>  a = eps - 2 log(1 - delta); the search aims at delta (1 - SAFETY)
+    from pdp_lib.curves import SAFETY
+    a = largest_loss_range(eps, delta, 1)
+    assert a == pytest.approx(eps - 2 * np.log1p(-delta * (1 - SAFETY)), rel=1e-10)
+    assert a <= eps - 2 * np.log1p(-delta)
 
 
 @pytest.mark.parametrize("d", [2, 12])
