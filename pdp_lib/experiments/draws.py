@@ -40,6 +40,7 @@ __all__ = [
     "draw_data",
     "training_points",
     "draw_profile",
+    "profile_draws",
     "mask_seed",
     "mixture_seed",
 ]
@@ -161,6 +162,20 @@ def draw_profile(draw: DataDraw, spec: ProfileSpec, n: int) -> np.ndarray:
     gen = np.random.default_rng(
         seed_sequence(draw.seed, ds, draw.replicate, _PART_PROFILE, n, *_profile_key(spec)))
     return privacy_profile(n, spec, rng=gen)
+
+
+def profile_draws(datasets, replicates: int, spec: ProfileSpec, seed: int):
+    """``(dataset, replicate, draw, X, y, eps)`` for each dataset and replicate: the chapters' draws.
+
+    Draw ``r`` of a dataset is :func:`draw_data` (its split redrawn for ``r > 0``, the synthetic data
+    redrawn), its training points (:func:`training_points`) and their levels (:func:`draw_profile`).
+    The chapters *Choosing λ* and *PDP-OP under approximate DP* compare their methods on these.
+    """
+    for dataset in datasets:
+        for r in range(check_count(replicates, "replicates")):
+            draw = draw_data(dataset, seed, r)
+            X, y = training_points(draw)
+            yield dataset, r, draw, X, y, draw_profile(draw, spec, X.shape[0])
 
 
 def mask_seed(draw: DataDraw, spec: ProfileSpec, n: int) -> np.random.SeedSequence:

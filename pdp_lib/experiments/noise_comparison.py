@@ -27,7 +27,7 @@ from ..datasets import make_synthetic
 from ..formatting import markdown_table, ratio_text
 from ..profiles import DEFAULT_PROFILE, ProfileSpec, group_sizes
 from ..validation import check_count
-from .draws import draw_data, draw_profile, seed_sequence, training_points
+from .draws import profile_draws, seed_sequence
 from .settings import SEED
 
 __all__ = ["DATASETS", "DELTAS", "LAM", "DRAWS", "DIMENSIONS", "SHORT_NAMES", "group_levels",
@@ -62,15 +62,11 @@ def comparison_draws(datasets=DATASETS, draws: int = DRAWS, *, lam: float = LAM,
         Columns ``dataset, delta, replicate, mechanism, loss, ratio``.
     """
     rows = []
-    for dataset in datasets:
-        for r in range(check_count(draws, "draws")):
-            draw = draw_data(dataset, seed, r)
-            X, y = training_points(draw)
-            eps = draw_profile(draw, spec, X.shape[0])
-            for delta in deltas:
-                res = mechanism_losses(X, y, draw.X_test, draw.y_test, eps, lam, delta)
-                for name, loss in zip(res.names, res.mean):
-                    rows.append((dataset, delta, r, name, float(loss), float(loss / res.mean[0])))
+    for dataset, r, draw, X, y, eps in profile_draws(datasets, draws, spec, seed):
+        for delta in deltas:
+            res = mechanism_losses(X, y, draw.X_test, draw.y_test, eps, lam, delta)
+            for name, loss in zip(res.names, res.mean):
+                rows.append((dataset, delta, r, name, float(loss), float(loss / res.mean[0])))
     return pd.DataFrame(rows, columns=["dataset", "delta", "replicate", "mechanism", "loss", "ratio"])
 
 

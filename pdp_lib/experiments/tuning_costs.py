@@ -29,7 +29,7 @@ from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
-from .draws import draw_data, draw_profile, mixture_seed, training_points
+from .draws import mixture_seed, profile_draws
 from .settings import SEED
 from .targets import get_target
 
@@ -175,23 +175,19 @@ def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fix
     """
     spec = DEFAULT_PROFILE if spec is None else spec
     rows = []
-    for dataset in datasets:
-        for r in range(check_count(replicates, "replicates")):
-            draw = draw_data(dataset, seed, r)
-            X, y = training_points(draw)
-            eps = draw_profile(draw, spec, X.shape[0])
-            gen = np.random.default_rng(mixture_seed(draw, spec, X.shape[0]).spawn(1)[0])
-            res = rule_losses(X, y, eps, draw.X_test, draw.y_test, grid, priors=priors, fixed=fixed,
-                              settings=settings, B=B, noise_draws=noise_draws, rng=gen)
-            best = float(res.grid[int(np.argmin(res.exact))])
-            rows.append((dataset, r, "oracle", best, res.oracle, 0.0, res.grid.size))
-            for R, (lam, loss) in res.data_free.items():
-                rows.append((dataset, r, rule_label("data_free", R), lam, loss / res.oracle, 0.0, 1))
-            for lam, loss in res.fixed.items():
-                rows.append((dataset, r, rule_label("fixed", lam), lam, loss / res.oracle, 0.0, 1))
-            for setting, (loss, se, p, cands) in res.private.items():
-                rows.append((dataset, r, rule_label("private", setting), float(p @ cands),
-                             loss / res.oracle, se / res.oracle, cands.size))
+    for dataset, r, draw, X, y, eps in profile_draws(datasets, replicates, spec, seed):
+        gen = np.random.default_rng(mixture_seed(draw, spec, X.shape[0]).spawn(1)[0])
+        res = rule_losses(X, y, eps, draw.X_test, draw.y_test, grid, priors=priors, fixed=fixed,
+                          settings=settings, B=B, noise_draws=noise_draws, rng=gen)
+        best = float(res.grid[int(np.argmin(res.exact))])
+        rows.append((dataset, r, "oracle", best, res.oracle, 0.0, res.grid.size))
+        for R, (lam, loss) in res.data_free.items():
+            rows.append((dataset, r, rule_label("data_free", R), lam, loss / res.oracle, 0.0, 1))
+        for lam, loss in res.fixed.items():
+            rows.append((dataset, r, rule_label("fixed", lam), lam, loss / res.oracle, 0.0, 1))
+        for setting, (loss, se, p, cands) in res.private.items():
+            rows.append((dataset, r, rule_label("private", setting), float(p @ cands),
+                         loss / res.oracle, se / res.oracle, cands.size))
     return pd.DataFrame(rows, columns=["dataset", "replicate", "rule", "lam", "ratio", "se", "candidates"])
 
 
