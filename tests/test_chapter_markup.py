@@ -62,3 +62,59 @@ def test_the_caption_detector():
 def test_no_caption_runs_onto_a_second_line():
     bad = [f"{where}: {line[:80]}" for where, text in _markdown() for line in caption_problems(text)]
     assert not bad, "a directive's argument must fit on one line:\n" + "\n".join(bad)
+
+
+_EXERCISE_OPENING = re.compile(r"^(`{3,})\{(exercise|solution|solution-start|solution-end)\}(.*)$")
+
+
+def exercise_markup_problems(text: str) -> list:
+    """``sphinx-exercise`` directives that the strict build would misread, or accept silently.
+
+    * An exercise's title, like a table's caption, is the directive's argument and must fit on the
+      opening line; so must the label a solution refers to, and it is one word: a title or a label
+      broken over two lines puts its rest into the directive's content.
+    * An exercise carries a ``:label:`` option: its solution refers to it, and an unlabelled exercise
+      gets a generated label that changes whenever the cells move.
+    * ``solution-end`` takes nothing: its opening line is followed by its closing fence.
+    """
+    lines = text.splitlines()
+    bad = []
+    for k, line in enumerate(lines):
+        m = _EXERCISE_OPENING.match(line)
+        if not m:
+            continue
+        fence, name, argument = m.group(1), m.group(2), m.group(3).strip()
+        following = lines[k + 1:]
+        nxt = following[0] if following else ""
+        options = []
+        for option in following:
+            if not option.startswith(":"):
+                break
+            options.append(option)
+        if name == "solution-end":
+            if argument or nxt.strip() != fence:
+                bad.append(line)
+        elif nxt.strip() and not nxt.startswith(":"):
+            bad.append(line)                       # the argument runs onto a second line
+        elif name == "exercise" and not any(re.match(r":label:\s+\S+\s*$", o) for o in options):
+            bad.append(line)                       # an exercise without a label
+        elif name != "exercise" and len(argument.split()) != 1:
+            bad.append(line)                       # a solution refers to exactly one label
+    return bad
+
+
+def test_the_exercise_markup_detector():
+    good = ("```{exercise} A title on one line\n:label: ex-a\n\nCompute it.\n```\n\n"
+            "```{solution-start} ex-a\n:class: dropdown\n```\n\nProse.\n\n```{solution-end}\n```\n\n"
+            "```{solution} ex-b\n:class: dropdown\n\nA proof.\n```")
+    assert exercise_markup_problems(good) == []
+    assert exercise_markup_problems("```{exercise} A title\nthat goes on\n:label: ex-a\n```") != []
+    assert exercise_markup_problems("```{exercise} No label\n:class: x\n\nText.\n```") != []
+    assert exercise_markup_problems("```{solution} ex-a ex-b\n:class: dropdown\n```") != []
+    assert exercise_markup_problems("```{solution}\n:class: dropdown\n```") != []
+    assert exercise_markup_problems("```{solution-end}\nText.\n```") != []
+
+
+def test_exercise_directives_are_well_formed():
+    bad = [f"{where}: {line[:80]}" for where, text in _markdown() for line in exercise_markup_problems(text)]
+    assert not bad, "a malformed exercise or solution directive:\n" + "\n".join(bad)
