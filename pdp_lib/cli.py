@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output format (default csv)")
     rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
     _add_fit(sub)
+    _add_compare(sub)
     return parser
 
 
@@ -146,22 +147,83 @@ def _add_fit(sub) -> None:
     fit = sub.add_parser("fit", help="fit PDP-OP on your own CSV or Parquet table",
                          description="Fit PDP-OP on a table with a privacy level per row, reading it in chunks "
                                      "(any number of rows), and write the model as JSON.")
-    fit.add_argument("data", metavar="DATA", help="a CSV or Parquet file, a folder of them, or a glob")
-    fit.add_argument("--label", required=True, metavar="COL", help="the label's column")
-    fit.add_argument("--epsilon", required=True, metavar="COL", help="the column of privacy levels (each > 0)")
+    _add_data_options(fit)
     fit.add_argument("--lam", required=True, type=_positive_float("--lam"), help="the ridge parameter, > 0")
-    fit.add_argument("--bounds", metavar="FILE", default=None,
-                     help="public bounds (TOML: [label] and [features.<name>], each with lower and upper); "
-                          "without it every other column is a feature already in [0, 1] and the label in [-1, 1]")
     fit.add_argument("--bound", choices=settings.BOUNDS, default="paper",
                      help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
-    fit.add_argument("--clip", action="store_true",
-                     help="clamp values outside their bounds (and report how many rows) instead of refusing them")
-    fit.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=200_000,
-                     help="rows read at a time (default 200000)")
     fit.add_argument("--seed", type=_int_at_least("--seed", 0), default=None,
                      help="seed of the privacy noise (default: fresh entropy); the model never records it")
     fit.add_argument("--out", metavar="MODEL", required=True, help="the model file to write (JSON)")
+
+
+def _lam_list(text):
+    """An argparse type: comma-separated values of ``lambda``, each finite and ``> 0``, distinct."""
+    convert = _positive_float("--lams")
+    values = [convert(part) for part in text.split(",")]
+    if len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"--lams = {text!r} repeats a value")
+    return values
+
+
+def _add_data_options(cmd) -> None:
+    cmd.add_argument("data", metavar="DATA", help="a CSV or Parquet file, a folder of them, or a glob")
+    cmd.add_argument("--label", required=True, metavar="COL", help="the label's column")
+    cmd.add_argument("--epsilon", required=True, metavar="COL", help="the column of privacy levels (each > 0)")
+    cmd.add_argument("--bounds", metavar="FILE", default=None,
+                     help="public bounds (TOML: [label] and [features.<name>], each with lower and upper); "
+                          "without it every other column is a feature already in [0, 1] and the label in [-1, 1]")
+    cmd.add_argument("--clip", action="store_true",
+                     help="clamp values outside their bounds (and report how many rows) instead of refusing them")
+    cmd.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=200_000,
+                     help="rows read at a time (default 200000)")
+
+
+def _add_compare(sub) -> None:
+    cmp = sub.add_parser("compare", help="compare PDP-OP with the book's baselines on your own table",
+                         description="Split a table into training and test rows, and write every mechanism's exact "
+                                     "expected test loss over a grid of lambda (CSV, Markdown, PNG).")
+    _add_data_options(cmp)
+    cmp.add_argument("--test-fraction", type=float, default=0.2, help="share of test rows, in (0, 1) (default 0.2)")
+    cmp.add_argument("--lams", type=_lam_list, default=None,
+                     help="comma-separated values of lambda (default: the book's grid 0.01 ... 1000)")
+    cmp.add_argument("--masks", type=_int_at_least("--masks", 2), default=50,
+                     help="Jorgensen et al.'s sampling masks per threshold (default 50)")
+    cmp.add_argument("--seed", type=_int_at_least("--seed", 0), default=0,
+                     help="names the split and the sampling masks (default 0)")
+    cmp.add_argument("--out", metavar="DIR", required=True,
+                     help="folder for comparison.csv, comparison.md and comparison.png (created if missing)")
+
+
+def _compare(args) -> int:
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from . import comparison, streaming
+    from .replication import rendering
+    from .tuning import DEFAULT_GRID
+
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        bounds = (streaming.domain_bounds(args.data, args.label, args.epsilon) if args.bounds is None
+                  else streaming.read_bounds(args.bounds))
+        with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
+            sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
+                                           test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
+                                           clip=args.clip, chunk_rows=args.chunk_rows, progress=bar.update)
+        table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID)
+        table.to_csv(out / "comparison.csv", index=False, lineterminator="\n")
+        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n", encoding="utf-8")
+        fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
+                                                       f"{sums.test.rows} test rows")
+        fig.savefig(out / "comparison.png", dpi=150)
+    except (ValueError, OSError) as exc:
+        raise _Exit(2, f"python -m pdp_lib compare: error: {exc}") from None
+    clipped = f", {sums.clipped} clipped" if args.clip else ""
+    print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows{clipped}; "
+          f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png")
+    return 0
 
 
 def _fit(args) -> int:
@@ -220,6 +282,8 @@ def _run(argv) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "fit":
         return _fit(args)
+    if args.command == "compare":
+        return _compare(args)
     names = _targets(args.target)
     if args.out is not None:  # fail before the computation, not after it
         folder = os.path.dirname(os.path.abspath(args.out))

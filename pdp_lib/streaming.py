@@ -15,7 +15,8 @@ chapter *What the guarantee does not cover*).  A row outside its bounds, a missi
 privacy level that is missing or not positive is refused with the file, the row and the column; an
 explicit ``clip=True`` clamps out-of-range values to the bounds instead and counts the rows it changed.
 
-Derived in the book's chapter *PDP-OP on your own data* (``book/own_data.ipynb``).
+Behind ``python -m pdp_lib fit`` and ``compare`` (:mod:`pdp_lib.cli`); the mechanism is Algorithm 1 as
+derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
 """
 
 from __future__ import annotations

@@ -504,3 +504,38 @@ def show_code(fn) -> None:
     if ast.get_docstring(node) is not None:
         node.body = node.body[1:]
     print(ast.unparse(tree))
+
+
+def comparison_markdown(table: pd.DataFrame) -> str:
+    """``python -m pdp_lib compare``'s table: a row per ``lambda``, a column per mechanism, expected test losses.
+
+    A Monte Carlo estimate (Jorgensen et al.'s columns) carries its standard error after ``±``.
+    """
+    from ..formatting import markdown_table, sig
+
+    methods = list(dict.fromkeys(table["method"]))
+    cells = {(r.lam, r.method): sci_loss(r.loss) + (f" ± {sci_loss(r.se)}" if r.se > 0 else "")
+             for r in table.itertuples()}
+    lams = list(dict.fromkeys(table["lam"]))
+    rows = [[sig(lam), *(cells[lam, m] for m in methods)] for lam in lams]
+    return markdown_table(["λ", *(METHOD_TITLES.get(m, m) for m in methods)], rows)
+
+
+def comparison_figure(table: pd.DataFrame, title: str = ""):
+    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(FIGURE_STYLE):
+        fig, ax = plt.subplots(figsize=(_FIGURE_WIDTH, 4.2))
+        for method, part in table.groupby("method", sort=False):
+            ax.errorbar(part["lam"], part["loss"], yerr=1.96 * part["se"], label=METHOD_TITLES.get(method, method),
+                        color=METHOD_COLORS.get(method), ls=METHOD_LINESTYLES.get(method, "-"), capsize=2)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(_SWEEP_AXIS["lam"])
+        ax.set_ylabel("expected test loss")
+        if title:
+            ax.set_title(title)
+        ax.legend(fontsize=8, ncol=2)
+        fig.tight_layout()
+    return fig

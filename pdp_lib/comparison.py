@@ -1,0 +1,231 @@
+r"""The book's comparison on a user's table of any size: every mechanism's exact expected test loss from streamed sums.
+
+The mechanisms of the book's table chapters all release a weighted ridge solution plus the noise
+of Algorithm 1, so each expected test loss is :math:`L(\bar\theta) + (d+1)\operatorname{tr}A/\eta^2`
+(theorem *thm-exact-loss-moments*, chapter *Exact loss moments*), and every quantity in it is a sum
+over rows:
+
+* PDP-OP, with ``B(lambda)`` and with ``B*(lambda)``: :math:`\sum_i \varepsilon_i x_i x_i^\top`,
+  :math:`\sum_i \varepsilon_i y_i x_i`, :math:`\sum_i \varepsilon_i`;
+* standard DP at :math:`\min_i \varepsilon_i` and the non-private ridge fit: the unweighted sums;
+* the best public threshold (chapter *Does personalization pay?*): the unweighted sums over the
+  rows at or above it;
+* Jorgensen et al.'s sampling at the maximum and at the mean level: the unweighted sums over the
+  rows each sampling mask keeps, for ``masks`` masks; the expected loss given a mask is exact, and
+  the average over masks is a Rao-Blackwellized Monte Carlo estimate with its standard error;
+* the test rows: :math:`\sum x x^\top`, :math:`\sum y x`, :math:`\sum y^2`.
+
+:func:`compare_sums` reads the data twice in chunks (the levels first, which fix the threshold and
+Jorgensen's keep probabilities, then every row), and :func:`expected_losses` evaluates every
+mechanism on a ``lambda`` grid from the sums alone.  Which rows are test rows, and which rows a mask
+keeps, comes from uniform draws in blocks of :data:`BLOCK` rows named by the seed, the file and the
+block, so that the result does not depend on the chunk size.
+
+Behind ``python -m pdp_lib fit`` and ``compare`` (:mod:`pdp_lib.cli`); the mechanism is Algorithm 1 as
+derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .baselines import jorgensen_keep_probabilities
+from .bounds import noise_scale
+from .streaming import Bounds, _check_chunk, _chunks, _refuse, data_files
+from .validation import check_count, check_fraction
+
+__all__ = ["METHODS", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms"]
+
+METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
+           "non_private")
+BLOCK = 4096
+_SPLIT, _MASKS = 0, 1
+
+
+def uniforms(seed: int, tag: int, file_index: int, start: int, rows: int, width: int = 1) -> np.ndarray:
+    """Uniform draws ``(width, rows)`` for rows ``start .. start + rows - 1`` (0-based) of a file.
+
+    Drawn in blocks of :data:`BLOCK` rows, each from ``SeedSequence(seed, spawn_key=(tag, file, block))``,
+    so that a row's draws do not depend on how the file is cut into chunks.
+    """
+    first, last = start // BLOCK, (start + rows - 1) // BLOCK
+    blocks = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(tag, file_index, b))).random((width, BLOCK))
+              for b in range(first, last + 1)]
+    joined = np.concatenate(blocks, axis=1)
+    offset = start - first * BLOCK
+    return joined[:, offset:offset + rows]
+
+
+def _test_rows(seed, file_index, start, rows, fraction):
+    return uniforms(seed, _SPLIT, file_index, start, rows)[0] < fraction
+
+
+def train_levels(source, epsilon: str, *, test_fraction: float, seed: int, chunk_rows: int) -> dict:
+    """First pass: each distinct level of the training rows -> its number of rows."""
+    counts: dict = {}
+    for k, path in enumerate(data_files(source)):
+        for first, frame in _chunks(path, [epsilon], chunk_rows):
+            eps = frame[epsilon].to_numpy(dtype=float, na_value=np.nan)
+            bad = ~(np.isfinite(eps) & (eps > 0))
+            if bad.any():
+                r = int(np.flatnonzero(bad)[0])
+                _refuse(path, first + r, epsilon, float(eps[r]), "(0, inf)")
+            train = ~_test_rows(seed, k, first - 1, eps.size, test_fraction)
+            values, c = np.unique(eps[train], return_counts=True)
+            for v, m in zip(values.tolist(), c.tolist()):
+                counts[v] = counts.get(v, 0) + m
+    if not counts:
+        raise ValueError(f"{source}: no training rows (test_fraction = {test_fraction!r})")
+    return counts
+
+
+def _threshold(levels: np.ndarray, counts: np.ndarray) -> float:
+    """:func:`pdp_lib.threshold.best_public_threshold` from the levels' counts (levels sorted)."""
+    kept = np.cumsum(counts[::-1])[::-1]
+    return float(levels[int(np.argmax(levels * kept))])
+
+
+@dataclass
+class _Part:
+    """Unweighted sums over some rows: ``X^T X``, ``X^T y``, ``y^T y`` and the count."""
+
+    gram: np.ndarray
+    moment: np.ndarray
+    yy: float = 0.0
+    rows: int = 0
+
+    @classmethod
+    def zeros(cls, d):
+        return cls(np.zeros((d, d)), np.zeros(d))
+
+    def add(self, X, y, w=None):
+        Xw = X if w is None else X * w[:, None]
+        self.gram += Xw.T @ X
+        self.moment += Xw.T @ y
+        self.yy += float(y @ y) if w is None else float((w * y) @ y)
+        self.rows += X.shape[0]
+
+
+@dataclass
+class CompareSums:
+    """Everything :func:`expected_losses` needs, summed over the rows (see the module docstring)."""
+
+    d: int
+    levels: np.ndarray
+    counts: np.ndarray
+    threshold: float
+    jorgensen_t: dict
+    weighted: _Part
+    plain: _Part
+    kept: _Part
+    masks: dict
+    test: _Part
+    eps_total: float = 0.0
+    clipped: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
+                 masks: int = 50, clip: bool = False, chunk_rows: int = 200_000, progress=None) -> CompareSums:
+    """Read ``source`` twice in chunks and return the sums of every mechanism of :data:`METHODS`.
+
+    Parameters
+    ----------
+    source : str or Path
+        A CSV or Parquet file, a folder of them, or a glob.
+    bounds : pdp_lib.streaming.Bounds
+    label, epsilon : str
+    test_fraction : float
+        In ``(0, 1)``: each row is a test row with this probability (a public coin, by ``seed``).
+    seed : int
+        Names the split and the sampling masks.
+    masks : int
+        Jorgensen et al.'s sampling masks per threshold, ``>= 2``.
+    clip : bool
+        As in :func:`pdp_lib.streaming.accumulate`.
+    chunk_rows : int
+    progress : callable, optional
+        Called with the number of rows read after each chunk of the second pass.
+    """
+    fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
+    masks = check_count(masks, "masks", minimum=2)
+    chunk_rows = check_count(chunk_rows, "chunk_rows")
+    counts = train_levels(source, epsilon, test_fraction=fraction, seed=seed, chunk_rows=chunk_rows)
+    levels = np.array(sorted(counts))
+    n_levels = np.array([counts[v] for v in levels], dtype=float)
+    d = len(bounds.features)
+    ts = {"max": float(levels[-1]), "mean": float(levels @ n_levels / n_levels.sum())}
+    sums = CompareSums(d=d, levels=levels, counts=n_levels, threshold=_threshold(levels, n_levels), jorgensen_t=ts,
+                       weighted=_Part.zeros(d), plain=_Part.zeros(d), kept=_Part.zeros(d),
+                       masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
+    columns = list(bounds.features) + [label, epsilon]
+    for k, path in enumerate(data_files(source)):
+        for first, frame in _chunks(path, columns, chunk_rows):
+            X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
+            sums.clipped += changed
+            test = _test_rows(seed, k, first - 1, X.shape[0], fraction)
+            sums.test.add(X[test], y[test])
+            X, y, eps = X[~test], y[~test], eps[~test]
+            sums.weighted.add(X, y, eps)
+            sums.eps_total += float(eps.sum())
+            sums.plain.add(X, y)
+            keep = eps >= sums.threshold
+            sums.kept.add(X[keep], y[keep])
+            u = uniforms(seed, _MASKS, k, first - 1, test.size, width=2 * masks)[:, ~test]
+            for j, (kind, t) in enumerate(ts.items()):
+                p = jorgensen_keep_probabilities(eps, t)
+                for m, part in enumerate(sums.masks[kind]):
+                    kept = u[j * masks + m] < p
+                    part.add(X[kept], y[kept])
+            if progress is not None:
+                progress(test.size)
+    if sums.test.rows == 0:
+        raise ValueError(f"{source}: no test rows (test_fraction = {fraction!r})")
+    return sums
+
+
+def _ridge(part: _Part, weight_total: float, lam: float) -> np.ndarray:
+    A = part.gram / weight_total
+    A[np.diag_indices(A.shape[0])] += lam
+    c = np.linalg.cholesky(A)
+    return np.linalg.solve(c.T, np.linalg.solve(c, part.moment / weight_total))
+
+
+def _test_loss(test: _Part, theta: np.ndarray, eta: float) -> float:
+    """Exact expected unregularized test loss of ``theta + Z``, ``Z ~ exp(-eta ||z||)`` (``eta = inf``: none)."""
+    N = test.rows
+    value = (theta @ test.gram @ theta - 2.0 * theta @ test.moment + test.yy) / N
+    noise = 0.0 if np.isinf(eta) else (test.gram.shape[0] + 1) * np.trace(test.gram) / N / eta**2
+    return float(max(value, 0.0) + noise)
+
+
+def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
+    """Every mechanism's expected unregularized test loss at each ``lambda``, from the sums alone.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``lam, method, loss, se`` (``se``: the Monte Carlo standard error over Jorgensen's
+        masks, 0 where the loss is exact).
+    """
+    rows = []
+    d, n = sums.d, sums.plain.rows
+    for lam in (float(v) for v in lams):
+        c, c_sharp = noise_scale(lam, d), noise_scale(lam, d, "sharp")
+        theta = _ridge(sums.weighted, sums.eps_total, lam)
+        rows.append((lam, "pdp_op", _test_loss(sums.test, theta, sums.eps_total / c), 0.0))
+        rows.append((lam, "pdp_op_sharp", _test_loss(sums.test, theta, sums.eps_total / c_sharp), 0.0))
+        plain = _ridge(sums.plain, n, lam)
+        rows.append((lam, "non_personalized", _test_loss(sums.test, plain, n * sums.levels[0] / c), 0.0))
+        kept = _ridge(sums.kept, sums.kept.rows, lam)
+        rows.append((lam, "threshold_public", _test_loss(sums.test, kept, sums.kept.rows * sums.threshold / c), 0.0))
+        for kind, t in sums.jorgensen_t.items():
+            values = np.array([_test_loss(sums.test, _ridge(part, part.rows, lam), part.rows * t / c)
+                               if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
+                               for part in sums.masks[kind]])
+            rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
+        rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
+    return pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])

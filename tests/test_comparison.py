@@ -1,0 +1,95 @@
+"""The book's comparison on a user's table (pdp_lib.comparison): the streamed sums against the in-memory mechanisms."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdp_lib
+from pdp_lib import comparison, streaming
+from pdp_lib.baselines import jorgensen_keep_probabilities, non_private_ridge
+from pdp_lib.moments import loss_moments
+from pdp_lib.threshold import threshold_calibration
+
+D = 3
+FEATURES = [f"f{k}" for k in range(D)]
+
+
+def _table(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, D))
+    raw = pd.DataFrame(X, columns=FEATURES)
+    raw["y"] = np.clip(X @ np.array([0.5, -0.3, 0.2]) + rng.normal(0, 0.1, n), -1, 1)
+    raw["eps"] = rng.choice([0.05, 0.2, 1.0], n, p=[0.3, 0.4, 0.3])
+    return raw
+
+
+def test_uniforms_do_not_depend_on_the_chunks():
+    whole = comparison.uniforms(7, 0, 0, 0, 10_000, width=2)
+    parts = np.concatenate([comparison.uniforms(7, 0, 0, s, min(3000, 10_000 - s), width=2)
+                            for s in range(0, 10_000, 3000)], axis=1)
+    np.testing.assert_array_equal(whole, parts)
+
+
+def test_every_expected_loss_is_the_in_memory_mechanisms(tmp_path):
+    raw = _table()
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=0.25, seed=3, masks=4,
+                                   chunk_rows=500)
+    table = comparison.expected_losses(sums, [0.5, 2.0]).set_index(["lam", "method"])
+    test = comparison.uniforms(3, 0, 0, 0, len(raw))[0] < 0.25
+    X, y, eps = raw[FEATURES].to_numpy(), raw["y"].to_numpy(), raw["eps"].to_numpy()
+    Xtr, ytr, etr, Xte, yte = X[~test], y[~test], eps[~test], X[test], y[test]
+    u = comparison.uniforms(3, 1, 0, 0, len(raw), width=8)[:, ~test]
+    for lam in (0.5, 2.0):
+        expected = {}
+        for method, B in (("pdp_op", None), ("pdp_op_sharp", "sharp")):
+            cal = pdp_lib.calibrate(etr, lam, D, B)
+            theta = pdp_lib.weighted_ridge(Xtr, ytr, cal.weights, lam)
+            expected[method] = loss_moments(theta, cal.eta, Xte, yte).mean
+        cal = pdp_lib.calibrate(np.full(etr.size, etr.min()), lam, D)
+        expected["non_personalized"] = loss_moments(pdp_lib.weighted_ridge(Xtr, ytr, cal.weights, lam), cal.eta,
+                                                    Xte, yte).mean
+        keep, cal = threshold_calibration(etr, lam, D)
+        expected["threshold_public"] = loss_moments(pdp_lib.weighted_ridge(Xtr[keep], ytr[keep], cal.weights, lam),
+                                             cal.eta, Xte, yte).mean
+        for j, (kind, t) in enumerate((("max", etr.max()), ("mean", etr.mean()))):
+            p = jorgensen_keep_probabilities(etr, t)
+            values = []
+            for m in range(4):
+                kept = u[j * 4 + m] < p
+                cal = pdp_lib.calibrate(np.full(int(kept.sum()), t), lam, D)
+                th = pdp_lib.weighted_ridge(Xtr[kept], ytr[kept], cal.weights, lam)
+                values.append(loss_moments(th, cal.eta, Xte, yte).mean)
+            expected[f"jorgensen_{kind}"] = np.mean(values)
+        expected["non_private"] = np.mean((Xte @ non_private_ridge(Xtr, ytr, lam) - yte) ** 2)
+        for method, value in expected.items():
+            assert table.loc[(lam, method), "loss"] == pytest.approx(float(value), rel=1e-9), method
+    assert set(table.index.get_level_values("method")) == set(comparison.METHODS)
+
+
+def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
+    raw = _table(100)
+    raw.loc[17, "eps"] = -1.0
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    with pytest.raises(ValueError, match=r"d.csv, row 18, column 'eps': -1.0 is outside the allowed range \(0, inf\)"):
+        comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps")
+    with pytest.raises(ValueError, match=r"test_fraction = 1.0 is outside the allowed range \(0, 1\)"):
+        comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=1.0)
+
+
+def test_the_command_line_writes_the_three_files(tmp_path, capsys):
+    from pdp_lib import cli
+    _table(800).to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    status = cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "0.1,1,10",
+                       "--masks", "3", "--out", str(out)])
+    assert status == 0 and "training and" in capsys.readouterr().out
+    table = pd.read_csv(out / "comparison.csv")
+    assert list(table.columns) == ["lam", "method", "loss", "se"] and len(table) == 3 * len(comparison.METHODS)
+    assert (out / "comparison.md").read_text().startswith("| λ | PDP-OP |")
+    assert (out / "comparison.png").read_bytes()[:4] == b"\x89PNG"
+    assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
+                     "--out", str(out)]) == 2
+    assert "repeats a value" in capsys.readouterr().err
