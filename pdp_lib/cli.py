@@ -34,7 +34,9 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 ::
 
     python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
-                               [--clip] [--chunk-rows N] [--seed S] --out MODEL
+                               [--clip] [--chunk-rows N] [--seed S] [--scheduler ADDRESS] --out MODEL
+    python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--clip] [--test-fraction F]
+                                   [--lams L1,L2,...] [--masks M] [--seed S] --out DIR
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
 public bounds from a TOML file (:mod:`pdp_lib.streaming`), and writes the model as JSON: the
@@ -42,7 +44,11 @@ estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy stateme
 level with its number of rows, the theorem, the bounds); no row and no seed.  A row outside its
 bounds, a missing value or a level that is missing or not positive is refused with the file, the
 row and the column (status 2); ``--clip`` clamps out-of-range values instead and reports how many
-rows it changed.
+rows it changed.  With ``--scheduler`` the sums run as tasks on a Dask cluster
+(:mod:`pdp_lib.dask_fit`), one per partition, and the noise is drawn here.  ``compare`` splits the
+rows into training and test rows and writes every mechanism's exact expected test loss over a grid
+of ``lambda`` (:mod:`pdp_lib.comparison`) as ``comparison.csv``, ``comparison.md`` and
+``comparison.png`` in ``DIR``.
 """
 
 from __future__ import annotations
@@ -153,6 +159,9 @@ def _add_fit(sub) -> None:
                      help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
     fit.add_argument("--seed", type=_int_at_least("--seed", 0), default=None,
                      help="seed of the privacy noise (default: fresh entropy); the model never records it")
+    fit.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                     help="compute the sums on this Dask cluster (e.g. tcp://host:8786), one task per partition; "
+                          "the noise is drawn here")
     fit.add_argument("--out", metavar="MODEL", required=True, help="the model file to write (JSON)")
 
 
@@ -226,6 +235,22 @@ def _compare(args) -> int:
     return 0
 
 
+def _cluster_sums(args, bounds):
+    """The sums on the Dask cluster at ``--scheduler`` (:mod:`pdp_lib.dask_fit`)."""
+    import dask.dataframe as dd
+    from distributed import Client
+
+    from . import dask_fit, streaming
+
+    files = [str(f) for f in streaming.data_files(args.data)]
+    kinds = {f.rsplit(".", 1)[-1] for f in files}
+    if len(kinds) != 1:
+        raise ValueError(f"{args.data}: mixes CSV and Parquet files; give one kind")
+    frame = dd.read_parquet(files) if kinds == {"parquet"} else dd.read_csv(files)
+    with Client(args.scheduler) as client:
+        return dask_fit.dask_sums(frame, bounds, args.label, args.epsilon, clip=args.clip, client=client)
+
+
 def _fit(args) -> int:
     from . import streaming
 
@@ -234,8 +259,11 @@ def _fit(args) -> int:
             bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
         else:
             bounds = streaming.read_bounds(args.bounds)
-        sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
-                                    chunk_rows=args.chunk_rows)
+        if args.scheduler is None:
+            sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
+                                        chunk_rows=args.chunk_rows)
+        else:
+            sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed)
         record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)

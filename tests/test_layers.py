@@ -15,7 +15,7 @@ LAYERS = {
     0: ("validation", "formatting"),
     1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
     2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate", "gaussian",
-        "streaming", "comparison",
+        "streaming", "comparison", "dask_fit",
         "audit"),
     3: ("experiments",),
     4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names

@@ -1,0 +1,101 @@
+r"""PDP-OP on a Dask cluster: the sums as tasks over the partitions, the noise drawn once on the client.
+
+PDP-OP needs only sums over rows (:mod:`pdp_lib.streaming`), so each partition of a
+``dask.dataframe`` is checked against the public bounds, mapped into the domain and summed by a
+task on a worker (:func:`partition_sums`); the client adds the partitions' sums in partition order,
+once every one of them has arrived, and draws the privacy noise itself (:func:`fit_dask`).  A row
+outside its bounds, a missing value or a bad level stops the computation with the partition and the
+row named.  A worker lost mid-run is the scheduler's business: it recomputes the lost partitions
+on another worker or gives up with an error; the client never sums an incomplete set.
+
+Uses ``dask.dataframe`` and ``dask.distributed``, pinned in ``requirements.txt``; no scheduler of
+its own.  Behind ``python -m pdp_lib fit --scheduler ADDRESS``; Algorithm 1 as derived in the
+book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
+"""
+
+from __future__ import annotations
+
+import dask
+import numpy as np
+
+from .streaming import Bounds, Sums, _check_chunk, fit_sums
+
+__all__ = ["partition_sums", "submit_sums", "combine_sums", "dask_sums", "fit_dask"]
+
+
+def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, clip: bool = False) -> Sums:
+    """The sums of one partition (a pandas DataFrame), its rows checked and mapped into the domain.
+
+    Errors name ``partition <index>``, the row within the partition (from 1) and the column.
+    """
+    columns = list(bounds.features) + [label, epsilon]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"partition {index}: column {missing[0]!r} is missing (columns: {list(frame.columns)})")
+    sums = Sums.zeros(len(bounds.features))
+    if len(frame):
+        X, y, eps, changed = _check_chunk(frame[columns], f"partition {index}", 1, bounds, label, epsilon, clip)
+        sums.add(X, y, eps)
+        sums.clipped = changed
+    return sums
+
+
+def submit_sums(dataframe, bounds: Bounds, label: str, epsilon: str, client, *, clip: bool = False) -> list:
+    """Submit one :func:`partition_sums` task per partition to ``client``: the futures, in partition order."""
+    parts = [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip)
+             for k, part in enumerate(dataframe.to_delayed())]
+    if not parts:
+        raise ValueError("the dataframe has no partition")
+    return client.compute(parts)
+
+
+def combine_sums(results) -> Sums:
+    """Add the partitions' sums in partition order; refuses an empty or incomplete set."""
+    results = list(results)
+    if not results or any(not isinstance(r, Sums) for r in results):
+        raise RuntimeError("a partition's sums are missing: refusing a partial sum")
+    total = Sums.zeros(results[0].moment.size)
+    for part in results:
+        total = total.merge(part)
+    if total.rows == 0:
+        raise ValueError("the dataframe has no rows")
+    return total
+
+
+def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False, client=None) -> Sums:
+    """The sums of every partition of ``dataframe``, computed as Dask tasks, added in partition order.
+
+    Parameters
+    ----------
+    dataframe : dask.dataframe.DataFrame
+    bounds : pdp_lib.streaming.Bounds
+    label, epsilon : str
+    clip : bool
+        As in :func:`pdp_lib.streaming.accumulate`.
+    client : distributed.Client, optional
+        Compute on this cluster (:func:`submit_sums`, then ``client.gather``, which waits for every
+        partition or raises); ``None``: Dask's current scheduler.
+
+    Returns
+    -------
+    Sums
+    """
+    if client is not None:
+        return combine_sums(client.gather(submit_sums(dataframe, bounds, label, epsilon, client, clip=clip)))
+    parts = [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip)
+             for k, part in enumerate(dataframe.to_delayed())]
+    if not parts:
+        raise ValueError("the dataframe has no partition")
+    return combine_sums(dask.compute(*parts))
+
+
+def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None, clip: bool = False, rng=None,
+             client=None):
+    """PDP-OP on a ``dask.dataframe``: ``(theta_hat, sums, (theorem, B, eta))``.
+
+    The sums run on the cluster (:func:`dask_sums`); ``theta_bar`` and the noise are computed on
+    the client (:func:`pdp_lib.streaming.fit_sums`), so the noise never leaves this process.
+    """
+    sums = dask_sums(dataframe, bounds, label, epsilon, clip=clip, client=client)
+    theta, info = fit_sums(sums, lam, B=B, rng=rng)
+    return np.asarray(theta), sums, info

@@ -1,0 +1,117 @@
+"""PDP-OP on a Dask cluster (pdp_lib.dask_fit): a 2-worker LocalCluster on 10^7 rows of partitioned Parquet.
+
+The sums equal the streaming path's, a bad row is named by partition and row, and a worker killed
+mid-run makes the run recover completely or fail loudly, never return a partial sum."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from pdp_lib import dask_fit, streaming  # noqa: E402
+
+D = 12
+PARTS, PART_ROWS = 10, 1_000_000     # 10^7 rows
+
+
+def _write(folder, parts, rows, seed=0):
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(-1, 1, D) / D
+    for k in range(parts):
+        X = rng.uniform(0, 1, (rows, D))
+        cols = {f"x{j}": X[:, j] for j in range(D)}
+        cols["y"] = np.clip(X @ theta + rng.normal(0, 0.1, rows), -1, 1)
+        cols["eps"] = rng.choice([0.01, 0.2, 1.0], rows, p=[0.34, 0.43, 0.23])
+        pq.write_table(pa.table(cols), folder / f"part-{k:02d}.parquet")
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("big")
+    _write(folder, PARTS, PART_ROWS)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _bounds(folder):
+    return streaming.domain_bounds(folder, "y", "eps")
+
+
+def test_the_cluster_sums_are_the_streaming_sums(big, client):
+    bounds = _bounds(big)
+    frame = dd.read_parquet(str(big))
+    assert frame.npartitions >= PARTS
+    on_cluster = dask_fit.dask_sums(frame, bounds, "y", "eps", client=client)
+    streamed = streaming.accumulate(big, bounds, "y", "eps", chunk_rows=500_000)
+    assert on_cluster.rows == streamed.rows == PARTS * PART_ROWS
+    assert on_cluster.levels == streamed.levels
+    np.testing.assert_allclose(on_cluster.theta_bar(1.0), streamed.theta_bar(1.0), rtol=1e-10)
+    theta, _, (_, _, eta) = dask_fit.fit_dask(frame, "y", "eps", 1.0, bounds, rng=4, client=client)
+    same, _ = streaming.fit_sums(streamed, 1.0, rng=4)
+    np.testing.assert_allclose(theta, same, rtol=1e-10)
+
+
+def test_a_bad_row_is_named_by_partition_and_row(tmp_path, client):
+    _write(tmp_path, 4, 1000, seed=1)
+    table = pq.read_table(tmp_path / "part-02.parquet").to_pandas()
+    table.loc[416, "x5"] = 1.5
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), tmp_path / "part-02.parquet")
+    frame = dd.read_parquet(str(tmp_path))
+    with pytest.raises(ValueError, match=r"partition 2, row 417, column 'x5': 1.5 is outside the allowed range"):
+        dask_fit.dask_sums(frame, _bounds(tmp_path), "y", "eps", client=client)
+
+
+def test_a_worker_killed_mid_run_never_gives_a_partial_sum(big, client):
+    bounds = _bounds(big)
+    expected = streaming.accumulate(big, bounds, "y", "eps", chunk_rows=500_000)
+    futures = dask_fit.submit_sums(dd.read_parquet(str(big)), bounds, "y", "eps", client)
+    deadline = time.monotonic() + 120
+    while not any(f.done() for f in futures):      # wait until the run is under way ...
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert not all(f.done() for f in futures)       # ... and not over
+    busy = [w for w, tasks in client.processing().items() if tasks]
+    pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
+    os.kill(pid, signal.SIGKILL)                     # a worker's process dies mid-run
+    try:
+        got = dask_fit.combine_sums(client.gather(futures))
+    except Exception as exc:                         # failing loudly is allowed: the error names the loss
+        assert "Worker" in type(exc).__name__ or "worker" in str(exc).lower(), repr(exc)
+        return
+    assert got.rows == expected.rows                 # recovered: every partition, once
+    np.testing.assert_allclose(got.gram, expected.gram, rtol=1e-10)
+
+
+def test_an_incomplete_set_is_refused():
+    part = streaming.Sums.zeros(2)
+    part.add(np.ones((3, 2)) * 0.5, np.zeros(3), np.ones(3))
+    with pytest.raises(RuntimeError, match="refusing a partial sum"):
+        dask_fit.combine_sums([part, None])
+
+
+def test_the_command_line_fits_on_the_cluster(tmp_path, client):
+    import json
+
+    from pdp_lib import cli
+    _write(tmp_path, 3, 2000, seed=5)
+    out_cluster, out_local = tmp_path / "a.json", tmp_path / "b.json"
+    common = [str(tmp_path), "--label", "y", "--epsilon", "eps", "--lam", "0.5", "--seed", "3"]
+    assert cli.main(["fit", *common, "--scheduler", client.scheduler.address, "--out", str(out_cluster)]) == 0
+    assert cli.main(["fit", *common, "--out", str(out_local)]) == 0
+    a, b = json.loads(out_cluster.read_text()), json.loads(out_local.read_text())
+    np.testing.assert_allclose(a["coef"], b["coef"], rtol=1e-10)
+    assert a["privacy"] == b["privacy"]
