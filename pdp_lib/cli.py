@@ -271,7 +271,10 @@ def _fit(args) -> int:
     except (ValueError, OSError) as exc:
         raise _Exit(2, f"python -m pdp_lib fit: error: {exc}") from None
     clipped = f", {sums.clipped} clipped" if args.clip else ""
-    print(f"fitted on {sums.rows} rows{clipped}: lambda = {args.lam!r}, eta = {eta!r}; model written to {args.out}")
+    from .formatting import sig
+
+    print(f"fitted on {sums.rows} rows{clipped}: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} "
+          f"(the model file holds every digit); model written to {args.out}")
     return 0
 
 
