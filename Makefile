@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine that has python3:
 #   make book   build the website into _build/html, executing every chapter
 #   make test   pytest for pdp_lib, then nbval re-executes every chapter against its stored outputs
-# CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels) and make book.
+#   make pdf    the whole book as one PDF, _build/latex/book.pdf (XeLaTeX, installed by tools/install_tex.sh)
+# CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels), make book and make pdf.
 # Both create .venv from requirements.txt when it is missing or older than requirements.txt.
 
 PYTHON ?= python3
@@ -11,7 +12,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
 
-.PHONY: book test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
+.PHONY: book pdf check-pdf test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +29,22 @@ $(LAB_STAMP): requirements-lab.txt $(STAMP)
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+
+# The whole book as one PDF, _build/latex/book.pdf: the chapters executed afresh, Sphinx's LaTeX with
+# _ext/book_pdf.py, XeLaTeX through latexmk, offline. tools/install_tex.sh installs the Debian packages it
+# needs (or prints the apt-get command); tools/check_pdf.py checks the result, and the site, whose pages all
+# link the PDF, gets a copy when it has been built.
+pdf: $(STAMP)
+	bash tools/install_tex.sh
+	rm -f _build/latex/book.pdf
+	LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
+		$(BIN)/jupyter-book build . --builder pdflatex --warningiserror --nitpick --keep-going
+	$(BIN)/python tools/check_pdf.py
+	@if [ -d _build/html ]; then cp _build/latex/book.pdf _build/html/book.pdf && echo "copied into _build/html"; fi
+
+# The PDF's checks again, and its tables, figures and equations numbered as on the built site (make book, make pdf).
+check-pdf: $(STAMP)
+	$(BIN)/python tools/check_pdf.py --site _build/html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
@@ -58,9 +75,11 @@ notebooks: $(STAMP)
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
 # column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the book
 # at 1280 px (--layout): no table wider than the column, no code box that scrolls, every figure numbered,
-# captioned and drawn at 85 dpi or more.
+# captioned and drawn at 85 dpi or more; numbers by chapter; the chapter's .ipynb and the book's PDF fetched
+# through a page's download menu (--downloads: run make pdf first).
 check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --layout --screenshots _build/screenshots \
+		--downloads book/privacy.html \
 		--pages book/intro.html book/privacy.html book/standard_dp.html book/jorgensen.html \
 		book/variability.html book/errata.html book/personalization.html book/tuning.html \
 		--anchors book/jorgensen.html#tab-t3-unreg book/jorgensen.html#fig-f3 book/variability.html#fig-f12 \

@@ -1,10 +1,12 @@
-"""Time and peak memory of ``python -m pdp_lib fit`` on partitioned Parquet of n rows (d = 12), run by hand.
+"""Time and peak memory of PDP-OP on partitioned Parquet of n rows (d = 12), streaming and on Dask; run by hand.
 
     .venv/bin/python benchmarks/bench_streaming.py --rows 1000000 10000000
 
 Each size is written to a temporary folder in parts of 10^6 rows (features in [0, 1], labels in
-[-1, 1], levels from the paper's three groups), then fitted in a fresh interpreter; the peak
-resident memory of that process is read from ``getrusage``.  Nothing depends on wall time.
+[-1, 1], levels from the paper's three groups).  Streaming: ``python -m pdp_lib fit`` in a fresh
+interpreter, whose peak resident memory is read from ``getrusage``.  Dask: the sums on a
+``LocalCluster`` of 2 worker processes (one thread each), one task per part, with each worker's
+peak resident memory read on the worker.  Nothing depends on wall time.
 """
 
 import argparse
@@ -35,12 +37,32 @@ def write_parts(folder: Path, rows: int, seed: int = 0) -> None:
         pq.write_table(pa.table(columns), folder / f"part-{k:04d}.parquet")
 
 
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def dask_fit_time(folder: Path, client):
+    import dask.dataframe as dd
+
+    from pdp_lib import dask_fit, streaming
+
+    bounds = streaming.domain_bounds(folder, "y", "eps")
+    t0 = time.perf_counter()
+    dask_fit.fit_dask(dd.read_parquet(str(folder)), "y", "eps", 1.0, bounds, client=client)
+    elapsed = time.perf_counter() - t0
+    return elapsed, max(client.run(_peak_mb).values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     args = parser.parse_args()
-    print("| rows | write (s) | fit (s) | peak memory of fit (MB) |")
-    print("|---|---|---|---|")
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    print("| rows | write (s) | streaming fit (s) | its peak memory (MB) | Dask fit (s) | worker peak (MB) |")
+    print("|---|---|---|---|---|---|")
     for rows in args.rows:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
@@ -53,7 +75,11 @@ def main() -> None:
                             "--lam", "1", "--out", str(folder / "model.json")], check=True, capture_output=True)
             fitted = time.perf_counter() - t0
             peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            print(f"| {rows:,} | {written:.1f} | {fitted:.1f} | {max(peak, before) / 1024:.0f} |", flush=True)
+            on_dask, worker_peak = dask_fit_time(folder, client)
+            print(f"| {rows:,} | {written:.1f} | {fitted:.1f} | {max(peak, before) / 1024:.0f} | {on_dask:.1f} "
+                  f"| {worker_peak:.0f} |", flush=True)
+    client.close()
+    cluster.close()
 
 
 if __name__ == "__main__":

@@ -101,11 +101,13 @@ _EXPORTS = {
     "choose_lambda": "tuning",
     "privacy_curve": "approximate",
     "gaussian_mechanism": "gaussian",
+    "fit_dask": "dask_fit",
     "LambdaChoice": "tuning",
 }
 _SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
                "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
-               "replication", "threshold", "tuning", "approximate", "gaussian", "curves", "validation")
+               "replication", "threshold", "tuning", "approximate", "gaussian", "curves", "streaming", "comparison", "dask_fit",
+               "validation")
 # Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
 _DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
 

@@ -104,7 +104,7 @@ def _probabilities(c: float, d: int, a: float):
 
 
 def _l2_profile_and_error(e: float, d: int, a: float):
-    """The ℓ2 profile (validated inputs, ``d >= 2``, ``e < a``) and a bound on its quadrature error."""
+    """The ℓ2 profile (validated inputs, ``d >= 2``, ``e < a``) and the estimate of its quadrature error."""
     p0, pv, error = _probabilities(e, d, a)
     if not error <= _QUADRATURE_ERROR:
         raise ArithmeticError(f"the privacy profile at eps_prime = {e!r}, d = {d}, a = {a!r} could not be "

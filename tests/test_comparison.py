@@ -88,7 +88,7 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert status == 0 and "training and" in capsys.readouterr().out
     table = pd.read_csv(out / "comparison.csv")
     assert list(table.columns) == ["lam", "method", "loss", "se"] and len(table) == 3 * len(comparison.METHODS)
-    assert (out / "comparison.md").read_text().startswith("| λ | PDP-OP |")
+    assert (out / "comparison.md").read_text().startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |")
     assert (out / "comparison.png").read_bytes()[:4] == b"\x89PNG"
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
                      "--out", str(out)]) == 2

@@ -20,12 +20,23 @@ Usage (after ``make book``)::
    PNG's own dpi times the scale at which the page shows it), so that its text, drawn at
    10.5 pt or more, is at least 80% of the body text's size.
 
+6. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
+   numbered table, figure, equation and theorem block carries the chapter's number ("Table 3.2",
+   "Theorem 3.1", "(3.4)").
+7. With ``--downloads PAGE``: the site is served over HTTP on 127.0.0.1 and headless Chromium
+   opens the page and fetches, through the links of its download menu, the chapter's ``.ipynb``
+   and the whole book's PDF; the notebook must parse as a notebook whose title is the chapter's,
+   the PDF must start with ``%PDF``, have a page count in ``check_pdf.PAGES`` and be the file
+   ``make pdf`` built (``--pdf``).
+
 Exits with status 1 and a list of problems when a check fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import html as html_lib
 import json
 import re
@@ -34,9 +45,14 @@ import subprocess
 import struct
 import sys
 import tempfile
+import threading
 from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import unquote, urlsplit
+
+import check_pdf
 
 
 class _Collector(HTMLParser):
@@ -80,7 +96,9 @@ def check_links(root: Path) -> list[str]:
                 continue
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
             if not target.exists():
-                problems.append(f"{page.relative_to(root.resolve())}: broken link {href}")
+                why = " (the book's PDF: `make pdf` builds it and copies it into the site)" \
+                    if target.name == PDF_NAME else ""
+                problems.append(f"{page.relative_to(root.resolve())}: broken link {href}{why}")
                 continue
             if parts.fragment and target.suffix == ".html":
                 tinfo = parsed.get(target) or parse(target)
@@ -90,6 +108,10 @@ def check_links(root: Path) -> list[str]:
             if "mathjax" in src.lower() and urlsplit(src).scheme:
                 problems.append(f"{page.relative_to(root.resolve())}: MathJax loaded from the network ({src})")
     return problems
+
+
+PDF_NAME = "book.pdf"
+"""The whole book's PDF at the root of the site (``_ext/book_pdf.py`` links it, ``make pdf`` puts it there)."""
 
 
 MARKERS = [
@@ -115,6 +137,166 @@ def check_markers(root: Path) -> list[str]:
                 problems.append(f"{page.relative_to(root)}: an unnumbered theorem box")
     if not (root / "searchindex.js").exists():
         problems.append("searchindex.js is missing: the search page cannot work")
+    return problems
+
+
+_CHAPTER_NUMBER = re.compile(r'<h1>\s*<span class="section-number">(\d+)\.\s*</span>')
+_NUMBERED = re.compile(r'<span class="caption-number">\s*(Table|Fig\.|Theorem|Lemma|Definition|Algorithm|Remark|'
+                       r'Proposition|Corollary|Assumption|Exercise)\s+([\d.]+)\s*</span>'
+                       r'|<span class="eqno">\(([\d.]+)\)')
+
+
+def chapter_numbering_problems(root: Path) -> tuple[int, list[str]]:
+    """Numbered results of a numbered chapter's page that do not carry the chapter's number.
+
+    Returns
+    -------
+    (int, list of str)
+        How many numbered tables, figures, equations and blocks were checked, and the problems.
+    """
+    checked, problems = 0, []
+    for page in sorted((root / "book").glob("*.html")):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        chapter = _CHAPTER_NUMBER.search(text)
+        if chapter is None:
+            continue
+        for kind, number, equation in _NUMBERED.findall(text):
+            number = number or equation
+            checked += 1
+            if number.split(".")[0] != chapter.group(1) or number.count(".") != 1:
+                problems.append(f"{page.relative_to(root)}: {kind or 'equation'} {number} in chapter "
+                                f"{chapter.group(1)} (numbers by chapter: {chapter.group(1)}.N)")
+    return checked, problems
+
+
+# Injected into a temporary copy of a chapter page served over HTTP: fetches, through the links
+# of the page's download menu, the chapter's source and the book's PDF, and sends each back to
+# the server that serves the site, which keeps it for the checks; reports through the title.
+_DOWNLOAD_SCRIPT = """<script>
+window.addEventListener("load", async function () {
+  var report = {};
+  var links = document.querySelectorAll(".dropdown-download-buttons a");
+  for (var a of links) {
+    var label = (a.className.match(/btn-(download-[a-z-]+-button)/) || [])[1] || a.textContent.trim();
+    try {
+      var response = await fetch(a.href);
+      var body = await response.arrayBuffer();
+      await fetch("/__upload__/" + label, {method: "POST", body: body});
+      report[label] = {href: a.getAttribute("href"), status: response.status, bytes: body.byteLength};
+    } catch (e) {
+      report[label] = {href: a.getAttribute("href"), error: String(e)};
+    }
+  }
+  document.title = "DOWNLOADS " + JSON.stringify(report);
+});
+</script>"""
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the site; keeps what the page sends to ``/__upload__/<label>`` in ``uploads``."""
+
+    uploads: ClassVar[dict] = {}
+
+    def do_POST(self):
+        label = self.path.removeprefix("/__upload__/")
+        self.uploads[label] = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def fetch_downloads(root: Path, page: Path) -> tuple[dict, dict]:
+    """Open ``page`` from a local HTTP server in headless Chromium and fetch its download links.
+
+    Returns
+    -------
+    (dict, dict)
+        What the page reported per link (label -> href, HTTP status, bytes), and the bytes the
+        browser fetched per label.
+    """
+    handler = type("Handler", (_SiteHandler,), {"uploads": {}})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.resolve())))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    copy = _with_script(page, script=_DOWNLOAD_SCRIPT)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{copy.resolve().relative_to(root.resolve()).as_posix()}"
+        with tempfile.TemporaryDirectory() as profile:
+            dom = subprocess.run(_chromium_args(profile, 1280, 1200) + ["--dump-dom", url],
+                                 check=True, capture_output=True, text=True, timeout=180).stdout
+    finally:
+        copy.unlink()
+        server.shutdown()
+        server.server_close()
+    found = re.search(r"<title>DOWNLOADS (.*?)</title>", dom, flags=re.DOTALL)
+    report = json.loads(html_lib.unescape(found.group(1))) if found else {}
+    return report, dict(handler.uploads)
+
+
+def download_problems(root: Path, rel: str, pdf: Path | None) -> list[str]:
+    """The chapter's ``.ipynb`` and the book's PDF, fetched through the download menu of page ``rel``.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The built site.
+    rel : str
+        A chapter's page, relative to ``root`` (``book/privacy.html``).
+    pdf : pathlib.Path or None
+        The PDF ``make pdf`` built: the one fetched must be the same file (skipped when None or absent).
+
+    Returns
+    -------
+    list of str
+        The problems found.
+    """
+    page = root / rel
+    if not page.exists():
+        return [f"{rel}: page not found for the download check"]
+    report, uploads = fetch_downloads(root, page)
+    problems = []
+    source = check_pdf.ROOT / Path(rel).with_suffix(".ipynb")
+    wanted = {"download-source-button": ".ipynb", "download-book-pdf-button": "book .pdf"}
+    for label, what in wanted.items():
+        if label not in report:
+            problems.append(f"{rel}: no {what} link in the download menu (found {sorted(report)})")
+        elif report[label].get("status") != 200 or label not in uploads:
+            problems.append(f"{rel}: fetching the {what} link {report[label].get('href')!r} failed: {report[label]}")
+    notebook = uploads.get("download-source-button")
+    if notebook is not None:
+        try:
+            nb = json.loads(notebook.decode("utf-8"))
+            if not isinstance(nb.get("cells"), list) or "nbformat" not in nb:
+                raise ValueError("no cells or no nbformat")
+            with tempfile.TemporaryDirectory() as tmp:
+                fetched = Path(tmp) / source.name
+                fetched.write_bytes(notebook)
+                title = check_pdf.title_of(fetched)
+            if source.exists() and title != check_pdf.title_of(source):
+                problems.append(f"{rel}: the .ipynb downloaded is titled {title!r}, the chapter "
+                                f"{check_pdf.title_of(source)!r}")
+            else:
+                print(f"{rel}: .ipynb downloaded through its link: a notebook of {len(nb['cells'])} cells, {title!r}")
+        except (ValueError, UnicodeDecodeError) as exc:
+            problems.append(f"{rel}: the .ipynb downloaded is not a notebook ({exc})")
+    book = uploads.get("download-book-pdf-button")
+    if book is not None:
+        if not book.startswith(b"%PDF-"):
+            problems.append(f"{rel}: the book's PDF downloaded does not start with %PDF ({book[:20]!r})")
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                fetched = Path(tmp) / PDF_NAME
+                fetched.write_bytes(book)
+                pages = check_pdf.pdf_pages(fetched)
+            low, high = check_pdf.PAGES
+            if not low <= pages <= high:
+                problems.append(f"{rel}: the book's PDF downloaded has {pages} pages, expected {low} to {high}")
+            if pdf is not None and pdf.exists() and hashlib.sha256(book).digest() != hashlib.sha256(
+                    pdf.read_bytes()).digest():
+                problems.append(f"{rel}: the book's PDF downloaded is not {pdf} (make pdf copies it into the site)")
+            print(f"{rel}: book's PDF downloaded through its link: {len(book)} bytes, {pages} pages")
     return problems
 
 
@@ -186,12 +368,13 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def _with_script(page: Path, anchor: str = ""):
-    """A temporary copy of ``page`` beside it (so that its assets resolve) with the layout script."""
+def _with_script(page: Path, anchor: str = "", script: str | None = None):
+    """A temporary copy of ``page`` beside it (so that its assets resolve) with the layout script
+    (or ``script``)."""
     html = page.read_text(encoding="utf-8")
     copy = page.with_name(f".layout-{page.name}")
-    copy.write_text(html.replace("</body>", _LAYOUT_SCRIPT.replace("__ANCHOR__", anchor) + "</body>"),
-                    encoding="utf-8")
+    script = _LAYOUT_SCRIPT.replace("__ANCHOR__", anchor) if script is None else script
+    copy.write_text(html.replace("</body>", script + "</body>"), encoding="utf-8")
     return copy
 
 
@@ -307,12 +490,23 @@ def main(argv=None) -> int:
                     help="lay out every page of the book at 1280 px (Chromium): tables, code boxes, figures")
     ap.add_argument("--anchors", nargs="*", default=[],
                     help="PAGE#ID: also screenshot these places (1280 and 390 px), e.g. a table or a figure")
+    ap.add_argument("--downloads", nargs="*", default=[],
+                    help="PAGE: fetch its .ipynb and the book's PDF through its download menu (Chromium, HTTP)")
+    ap.add_argument("--pdf", type=Path, default=Path("_build/latex") / PDF_NAME,
+                    help="the PDF make pdf built, which the site's copy must equal")
     args = ap.parse_args(argv)
     root: Path = args.html
     if not (root / "index.html").exists():
         print(f"{root}/index.html not found: run `make book` first", file=sys.stderr)
         return 2
     problems = check_links(root) + check_markers(root)
+    numbered, found = chapter_numbering_problems(root)
+    problems += found
+    if not numbered:
+        problems.append("no numbered table, figure, equation or block on a numbered chapter's page")
+    print(f"{numbered} numbered tables, figures, equations and blocks, each with its chapter's number")
+    for rel in args.downloads:
+        problems += download_problems(root, rel, args.pdf)
     if args.search:
         problem = search_works(root, args.search)
         if problem:

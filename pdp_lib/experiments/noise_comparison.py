@@ -84,7 +84,7 @@ def comparison_markdown(summary: pd.DataFrame, delta: float) -> str:
     cell = {(r.mechanism, r.dataset): f"{ratio_text(r.mean)} [{ratio_text(r.low)}, {ratio_text(r.high)}]"
             for r in part.itertuples()}
     rows = [[SHORT_NAMES[m], *(cell[m, d] for d in datasets)] for m in MECHANISMS]
-    return markdown_table(["mechanism", *datasets], rows)
+    return markdown_table(["mechanism", *(d.replace("_", " ") for d in datasets)], rows)
 
 
 def calibration_gains(levels, dims, deltas=DELTAS) -> pd.DataFrame:

@@ -507,18 +507,18 @@ def show_code(fn) -> None:
 
 
 def comparison_markdown(table: pd.DataFrame) -> str:
-    """``python -m pdp_lib compare``'s table: a row per ``lambda``, a column per mechanism, expected test losses.
+    """``python -m pdp_lib compare``'s table: a row per mechanism, a column per ``lambda``, expected test losses.
 
-    A Monte Carlo estimate (Jorgensen et al.'s columns) carries its standard error after ``±``.
+    A Monte Carlo estimate (Jorgensen et al.'s rows) carries its relative standard error after ``±``.
     """
     from ..formatting import markdown_table, sig
 
     methods = list(dict.fromkeys(table["method"]))
-    cells = {(r.lam, r.method): sci_loss(r.loss) + (f" ± {sci_loss(r.se)}" if r.se > 0 else "")
-             for r in table.itertuples()}
     lams = list(dict.fromkeys(table["lam"]))
-    rows = [[sig(lam), *(cells[lam, m] for m in methods)] for lam in lams]
-    return markdown_table(["λ", *(METHOD_TITLES.get(m, m) for m in methods)], rows)
+    cells = {(r.method, r.lam): sci_loss(r.loss) + (f" ±{sig(100 * r.se / r.loss, 2)}%" if r.se > 0 else "")
+             for r in table.itertuples()}
+    rows = [[METHOD_TITLES.get(m, m), *(cells[m, lam] for lam in lams)] for m in methods]
+    return markdown_table(["mechanism", *(f"λ = {sig(lam)}" for lam in lams)], rows)
 
 
 def comparison_figure(table: pd.DataFrame, title: str = ""):
