@@ -27,7 +27,6 @@ Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 
@@ -140,13 +139,15 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
     return _l2_profile_and_error(e, d, a)[0]
 
 
-def largest_loss_range(epsilon, delta, d) -> float:
+def largest_loss_range(epsilon, delta, d, *, guess=None) -> float:
     r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
 
     The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
     by bisection; it is at least ``epsilon`` (where the profile is 0).  The answer errs on the safe
     side three times: the search runs on the profile plus its quadrature error estimate, aims at
     ``delta (1 - SAFETY)``, and returns a point below the root by twice the search's tolerance.
+    ``guess``, a value near the answer (a neighbouring level's, scaled), only narrows the first
+    bracket: a guess that does not bracket the root is widened, then dropped.
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
@@ -162,11 +163,19 @@ def largest_loss_range(epsilon, delta, d) -> float:
         value, error = _l2_profile_and_error(eps, d, a)
         return value + error - target
 
-    hi = 2.0 * eps
-    while f(hi) <= 0:
-        hi *= 2.0
+    lo, hi = eps, None
+    if guess is not None and np.isfinite(guess) and guess > eps:
+        for width in (2e-3, 2e-2, 2e-1):
+            a, b = max(eps, guess * (1 - width)), guess * (1 + width)
+            if f(a) <= 0 < f(b):
+                lo, hi = a, b
+                break
+    if hi is None:
+        hi = 2.0 * eps
+        while f(hi) <= 0:
+            hi *= 2.0
     xtol = 1e-12 * eps
-    root = optimize.brentq(f, eps, hi, xtol=xtol, rtol=1e-12)
+    root = optimize.brentq(f, lo, hi, xtol=xtol, rtol=1e-12)
     return float(max(eps, root - 2.0 * (xtol + 1e-12 * root)))     # below the root, whichever side brentq stopped
 
 
@@ -179,9 +188,18 @@ LATTICE_STEPS = 64
 """Beyond, it uses the lattice of levels ``2**(k / LATTICE_STEPS)``, a ratio of about 1.011 apart."""
 
 
-@functools.lru_cache(maxsize=8192)
-def _cached_loss_range(epsilon: float, delta: float, d: int) -> float:
-    return largest_loss_range(epsilon, delta, d)
+_RANGES: dict = {}
+
+
+def _cached_loss_range(epsilon: float, delta: float, d: int, guess=None) -> float:
+    """:func:`largest_loss_range`, remembered; the same level one dimension down, if known, guesses it."""
+    key = (float(epsilon), float(delta), int(d))
+    if key not in _RANGES:
+        below = _RANGES.get((key[0], key[1], key[2] - 1))
+        if guess is None and below is not None:
+            guess = below * (1.0 + 0.2 / key[2])          # the range grows slowly with d
+        _RANGES[key] = largest_loss_range(*key, guess=guess)
+    return _RANGES[key]
 
 
 def _lattice_floor(levels: np.ndarray) -> np.ndarray:
@@ -224,7 +242,10 @@ def tolerated_loss_ranges(epsilons, delta, d) -> np.ndarray:
         ranges = np.array([_cached_loss_range(float(x), delta, d) for x in levels])
     else:
         floors = _lattice_floor(levels)
-        solved = {g: _cached_loss_range(float(g), delta, d) for g in np.unique(floors)}
+        solved, stretch = {}, None
+        for g in np.unique(floors):              # ascending: each level's stretch guesses the next
+            solved[g] = _cached_loss_range(float(g), delta, d, None if stretch is None else g * stretch)
+            stretch = solved[g] / g
         ranges = np.maximum(levels, [solved[g] for g in floors])
     return ranges[inverse]
 
@@ -254,11 +275,13 @@ def least_stretch(epsilons, delta, d) -> float:
     levels = np.unique(eps)
     ratios = tolerated_loss_ranges(levels, delta, d) / levels
     exact = np.zeros(levels.size, dtype=bool) if levels.size > EXACT_LEVELS else np.ones(levels.size, dtype=bool)
+    floors = _lattice_floor(levels)
     while True:
         k = int(np.argmin(ratios))
         if exact[k]:
             return float(ratios[k])
-        ratios[k] = _cached_loss_range(float(levels[k]), float(delta), int(d)) / levels[k]
+        guess = ratios[k] * levels[k] * levels[k] / floors[k]     # the lattice level's stretch, scaled
+        ratios[k] = _cached_loss_range(float(levels[k]), float(delta), int(d), guess) / levels[k]
         exact[k] = True
 
 

@@ -143,7 +143,10 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
         noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
         epsilon_i`` (the same ``theta_bar`` as the pure mechanism) and scales ``eta`` until the
-        tightest point meets its ``(epsilon_i, delta)``, exactly (:func:`pdp_lib.curves.least_stretch`).  A float ``B`` must bound the unregularized
+        tightest point meets its ``(epsilon_i, delta)``.  Both are exact up to 64 distinct levels and
+        use the lattice bound of :func:`pdp_lib.curves.tolerated_loss_ranges` beyond
+        (:func:`pdp_lib.curves.least_stretch` gives the paper's weights' exact stretch at any number
+        of levels).  A float ``B`` must bound the unregularized
         solution for the weights actually used, which ``"optimal"`` changes.  Without ``delta`` both are the paper's
         weights.
 
@@ -168,15 +171,11 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         weights = noise_optimal_weights(eps)
         eta = total / noise_scale(lam, d, B_used)
     else:
-        from .curves import least_stretch, tolerated_loss_ranges    # scipy: only under (epsilon, delta)
+        from .curves import tolerated_loss_ranges    # scipy: only under (epsilon, delta)
 
-        if weighting == "optimal":
-            reach = tolerated_loss_ranges(eps, delta, d)
-            weights = noise_optimal_weights(reach)
-            eta = float(np.sum(reach)) / noise_scale(lam, d, B_used)
-        else:
-            weights = noise_optimal_weights(eps)
-            eta = total * least_stretch(eps, delta, d) / noise_scale(lam, d, B_used)
+        reach = tolerated_loss_ranges(eps, delta, d)
+        weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
+        eta = float(np.min(reach / weights)) / noise_scale(lam, d, B_used)
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"eta = {float(eta)!r} is outside the allowed range (0, inf): "
                          f"lam = {lam!r} with d = {d} and sum(epsilons) = {total!r} is numerically degenerate")
