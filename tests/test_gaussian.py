@@ -91,11 +91,12 @@ def test_calibrate_with_delta():
     assert pure.delta is None and pure.eta == float(eps.sum()) / noise_scale(lam, d)
     same = calibrate(eps, lam, d, delta=delta, weighting="epsilon")
     np.testing.assert_array_equal(same.weights, pure.weights)
-    assert same.eta == pytest.approx(approximate_calibration(eps, lam, d, delta).eta, rel=1e-13)
+    # the same root searches, to the root finder's tolerance (remembered searches may start elsewhere)
+    assert same.eta == pytest.approx(approximate_calibration(eps, lam, d, delta).eta, rel=1e-11)
     best = calibrate(eps, lam, d, delta=delta)
     reach = {e: largest_loss_range(e, delta, d) for e in LEVELS}
     ranges = best.eta * best.weights * noise_scale(lam, d)
-    np.testing.assert_allclose(ranges, [reach[e] for e in eps], rtol=1e-12)   # every point is tight
+    np.testing.assert_allclose(ranges, [reach[e] for e in eps], rtol=1e-11)   # every point is tight
     assert best.eta > same.eta > pure.eta and best.delta == delta
 
 
