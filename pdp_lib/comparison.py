@@ -27,7 +27,7 @@ derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -125,7 +125,6 @@ class CompareSums:
     test: _Part
     eps_total: float = 0.0
     clipped: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
