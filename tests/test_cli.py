@@ -2,19 +2,48 @@
 
 import csv
 import io
+import os
 import subprocess
 import sys
 
 import pytest
 
 from pdp_lib.cli import main
+from pdp_lib.experiments import engine
 
 HEADER = "param,column,value,low,high,paper"
 
 
-def _run(*args):
+def _run(*args, env=None):
     return subprocess.run([sys.executable, "-m", "pdp_lib", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
+
+
+def _environment(**variables):
+    """This process's environment without ``OPENBLAS_THREAD_TIMEOUT``, plus ``variables``."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    return {**env, **variables}
+
+
+@pytest.mark.parametrize("given, expected", [(None, "16"), ("30", "30")])
+def test_entry_point_sets_the_thread_timeout_unless_given(given, expected):
+    env = _environment() if given is None else _environment(OPENBLAS_THREAD_TIMEOUT=given)
+    code = ("import os, sys, pdp_lib; assert 'numpy' not in sys.modules; import pdp_lib.__main__; "
+            "print(os.environ['OPENBLAS_THREAD_TIMEOUT'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == expected
+
+
+def test_thread_timeout_leaves_every_number_bit_for_bit():
+    # 3,000 runs: the ridge stacks are solved in the engine's threads (engine._SOLVE_MIN_ROWS)
+    args = ("reproduce", "table-4", "--runs", "3000", "--format", "csv")
+    assert 3000 >= engine._SOLVE_MIN_ROWS
+    ours = _run(*args, env=_environment())
+    default = _run(*args, env=_environment(OPENBLAS_THREAD_TIMEOUT="28"))  # OpenBLAS's default
+    assert ours.returncode == default.returncode == 0, ours.stderr + default.stderr
+    assert ours.stdout == default.stdout and ours.stdout.count("\n") > 90
 
 
 def test_module_entry_point_writes_the_csv_table():
