@@ -203,20 +203,42 @@ def _add_compare(sub) -> None:
                      help="folder for comparison.csv, comparison.md and comparison.png (created if missing)")
 
 
+def _bounds(args):
+    """The public bounds: the ``--bounds`` file, else the domain's (features in [0, 1], label in [-1, 1])."""
+    from . import streaming
+
+    if args.bounds is None:
+        return streaming.domain_bounds(args.data, args.label, args.epsilon)
+    return streaming.read_bounds(args.bounds)
+
+
+def _refusing(command: str, action):
+    """``action()``; a ``ValueError`` or ``OSError`` exits with status 2 and one line naming ``command``."""
+    try:
+        return action()
+    except (ValueError, OSError) as exc:
+        raise _Exit(2, f"python -m pdp_lib {command}: error: {exc}") from None
+
+
+def _clipped(args, sums) -> str:
+    """``", N clipped"`` after ``--clip``, else nothing: the end of a summary line."""
+    return f", {sums.clipped} clipped" if args.clip else ""
+
+
 def _compare(args) -> int:
     from pathlib import Path
 
     from tqdm import tqdm
 
-    from . import comparison, streaming
+    from . import comparison
     from .replication import rendering
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
-    try:
+
+    def run():
         out.mkdir(parents=True, exist_ok=True)
-        bounds = (streaming.domain_bounds(args.data, args.label, args.epsilon) if args.bounds is None
-                  else streaming.read_bounds(args.bounds))
+        bounds = _bounds(args)
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
@@ -227,10 +249,10 @@ def _compare(args) -> int:
         fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
                                                        f"{sums.test.rows} test rows")
         fig.savefig(out / "comparison.png", dpi=150)
-    except (ValueError, OSError) as exc:
-        raise _Exit(2, f"python -m pdp_lib compare: error: {exc}") from None
-    clipped = f", {sums.clipped} clipped" if args.clip else ""
-    print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows{clipped}; "
+        return sums
+
+    sums = _refusing("compare", run)
+    print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows{_clipped(args, sums)}; "
           f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png")
     return 0
 
@@ -253,12 +275,10 @@ def _cluster_sums(args, bounds):
 
 def _fit(args) -> int:
     from . import streaming
+    from .formatting import sig
 
-    try:
-        if args.bounds is None:
-            bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
-        else:
-            bounds = streaming.read_bounds(args.bounds)
+    def run():
+        bounds = _bounds(args)
         if args.scheduler is None:
             sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
                                         chunk_rows=args.chunk_rows)
@@ -268,12 +288,10 @@ def _fit(args) -> int:
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed)
         record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)
         streaming.write_model(record, args.out)
-    except (ValueError, OSError) as exc:
-        raise _Exit(2, f"python -m pdp_lib fit: error: {exc}") from None
-    clipped = f", {sums.clipped} clipped" if args.clip else ""
-    from .formatting import sig
+        return sums, eta
 
-    print(f"fitted on {sums.rows} rows{clipped}: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} "
+    sums, eta = _refusing("fit", run)
+    print(f"fitted on {sums.rows} rows{_clipped(args, sums)}: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} "
           f"(the model file holds every digit); model written to {args.out}")
     return 0
 

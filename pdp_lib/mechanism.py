@@ -247,14 +247,11 @@ def sample_l2_laplace(eta, d, size=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray
         Shape ``(d,)`` when ``size`` is None, else ``(size, d)``.
+
     Notes
     -----
-    The privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the
-    real numbers.  The noise is drawn in double precision; floating-point samplers
-    can leak through the least significant bits of their output (Mironov, CCS
-    2012), and no defence such as the snapping mechanism is implemented.  Do not
-    release outputs to an adversary who can exploit the exact bit pattern without
-    rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
+    These are double-precision draws: the floating-point caveat in the Notes of
+    :func:`pdp_op` applies to them.
     """
     eta = check_positive(eta, "eta")
     d = check_dimension(d)
@@ -307,6 +304,7 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (d,)
         The private estimate ``theta_hat``.
+
     Notes
     -----
     The privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the

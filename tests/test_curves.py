@@ -19,13 +19,19 @@ def _polar_definition(eps_prime, d, a):
 
     def f(theta, r):
         loss = np.sqrt(r * r - 2 * r * a * np.cos(theta) + a * a) - r
-        gain = 1 - np.exp(eps_prime - loss)
-        if gain <= 0:
-            return 0.0
+        gain = max(0.0, 1 - np.exp(eps_prime - loss))   # 0 only at the lower end, up to rounding
         return gain * np.exp((d - 1) * np.log(r) - r + (d - 2) * np.log(np.sin(theta)) - log_norm)
 
+    def start(r):
+        # the loss grows with theta and exceeds eps' iff cos(theta) < (a^2 - 2 r eps' - eps'^2) / (2 r a):
+        # integrating from there keeps the kink of (.)_+ out of the integrand
+        c = (a * a - 2 * r * eps_prime - eps_prime**2) / (2 * r * a) if r > 0 else 1.0
+        return float(np.arccos(np.clip(c, -1.0, 1.0)))
+
     top = stats.gamma(d).isf(1e-16)
-    return integrate.dblquad(f, 0, top, 0, np.pi, epsabs=1e-11, epsrel=1e-8)[0]
+    value, error = integrate.dblquad(f, 0, top, start, np.pi, epsabs=1e-11, epsrel=1e-8)
+    assert error < 1e-9
+    return value
 
 
 @pytest.mark.parametrize("d, a, e", [(12, 1.0, 0.0), (12, 1.0, 0.4), (50, 2.0, 0.0), (50, 2.0, 1.0)])
