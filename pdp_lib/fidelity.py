@@ -3,12 +3,11 @@
 Import from there instead (``from pdp_lib.replication import misses``).
 """
 
-import warnings as _warnings
+from .deprecation import warn_moved as _warn_moved
 
 from .replication.misses import *  # noqa: F401,F403 - the moved public names
 
 from .replication import misses as _misses
 __all__ = list(_misses.__all__)
 
-_warnings.warn("pdp_lib.fidelity is deprecated: import pdp_lib.replication.misses instead",
-               DeprecationWarning, stacklevel=2)
+_warn_moved("pdp_lib.fidelity", "pdp_lib.replication.misses")

@@ -3,7 +3,7 @@
 Import from there instead (``from pdp_lib.replication import rendering``).
 """
 
-import warnings as _warnings
+from .deprecation import warn_moved as _warn_moved
 
 from .replication.rendering import *  # noqa: F401,F403 - the moved public names
 from .replication.verdicts import *  # noqa: F401,F403 - the moved public names
@@ -11,5 +11,4 @@ from .replication.verdicts import *  # noqa: F401,F403 - the moved public names
 from .replication import rendering as _rendering, verdicts as _verdicts
 __all__ = list(_rendering.__all__) + list(_verdicts.__all__)
 
-_warnings.warn("pdp_lib.report is deprecated: import pdp_lib.replication.rendering instead",
-               DeprecationWarning, stacklevel=2)
+_warn_moved("pdp_lib.report", "pdp_lib.replication.rendering")

@@ -12,7 +12,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "pdp_lib"
 
 LAYERS = {
-    0: ("validation", "formatting"),
+    0: ("validation", "formatting", "deprecation"),
     1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
     2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate", "gaussian",
         "streaming", "comparison", "dask_fit",
