@@ -250,8 +250,8 @@ def sample_l2_laplace(eta, d, size=None, rng=None) -> np.ndarray:
 
     Notes
     -----
-    These are double-precision draws: the floating-point caveat in the Notes of
-    :func:`pdp_op` applies to them.
+    These are double-precision draws, whose least significant bits can reveal the centre
+    they are added to: the Notes of :func:`pdp_op` say when and what to do.
     """
     eta = check_positive(eta, "eta")
     d = check_dimension(d)
