@@ -34,11 +34,17 @@ def ratio_text(x: float) -> str:
     return f"{x:#.3g}".rstrip(".") if 1e-2 <= x < 1e3 else sci(x)
 
 
-def percent_text(x: float) -> str:
-    """A fraction in ``[0, 1]`` as a percentage: ``5.1%``, ``28%``, ``under 0.01%``, ``over 99.9%``.
+def percent_text(x: float, decimals: int | None = None) -> str:
+    """A fraction as a percentage: ``5.1%``, ``28%``, ``under 0.01%``, ``over 99.9%``; ``93.1%``.
 
-    Two significant digits below 10%, whole percents above; the ends say only what is certain.
+    By default (a fraction in ``[0, 1]``) two significant digits below 10%, whole percents above,
+    and the ends say only what is certain.  With ``decimals``, exactly that many digits after the
+    decimal point, whatever the size (:func:`decimal_text` of ``100 x``): ``percent_text(0.931, 1)``
+    is ``93.1%``, ``percent_text(1.42, 0)`` is ``142%``, for a sentence that compares percentages
+    printed to the same place.
     """
+    if decimals is not None:
+        return decimal_text(100 * float(x), decimals) + "%"
     p = 100 * float(x)
     if p < 0.01:
         return "under 0.01%"

@@ -1,7 +1,9 @@
 """The chapters' code reads like the rest of the book (the README's rules for a chapter's cells).
 
 - Numbers are formatted by :mod:`pdp_lib.formatting` only: no format specification in an
-  f-string (``{x:.3g}``), no ``%`` formatting and no ``str.format`` in a chapter.
+  f-string (``{x:.3g}``), no ``%`` formatting, no ``str.format``, ``format(x, spec)``,
+  ``round(x, n)`` or ``float_format`` in a chapter, and no format specification in a
+  ``{glue:text}`` role of its prose (the number is glued as its text).
 - Tables are built by :func:`pdp_lib.formatting.markdown_table` (or a pandas frame), never by
   hand from ``"| ... |"`` strings.
 - Facts are glued through :func:`pdp_lib.replication.rendering.glue_facts` only.
@@ -23,6 +25,7 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 CHAPTERS = sorted(BOOK.glob("*.ipynb"))
 MAX_CELL_LINES = 20
 MAX_LINE_LENGTH = 90   # the code box of the 1280 px layout holds about 90 characters of code
+_GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`([^`]+)`")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}", re.MULTILINE)
 
 
@@ -42,6 +45,36 @@ def _strings(node):
                 yield part.value
 
 
+def _rounds_or_formats(call: ast.Call) -> str:
+    """What a call does to a number's printed digits by itself, or ``""``.
+
+    ``format(x, spec)``, ``round(x, n)``, ``x.round(n)``, ``np.round(x, n)``, ``np.around``,
+    NumPy's ``format_float_*`` and a ``float_format=`` argument; ``round(x)`` (to an integer, an
+    exponent say) is not one.
+    """
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name == "format" and isinstance(func, ast.Name) and len(call.args) > 1:
+        return "format() with a specification"
+    if name in ("round", "around") and (len(call.args) + len(call.keywords) > 1
+                                        or isinstance(func, ast.Attribute) and call.args):
+        return "rounding"
+    if name.startswith("format_float_"):
+        return name
+    if any(k.arg == "float_format" for k in call.keywords):
+        return "float_format"
+    return ""
+
+
+def glue_role_problems(markdown: str) -> list:
+    """``{glue:text}`` (or ``{glue}``) roles that carry a format specification (``name:.3g``).
+
+    A number is glued as its text, formatted by :mod:`pdp_lib.formatting` from the exact value;
+    a specification in the role would format it a second time (and round it twice).
+    """
+    return [f"{{glue:text}}`{role}`" for role in _GLUE_ROLE.findall(markdown) if ":" in role]
+
+
 def code_problems(source: str) -> list:
     """The rule breaks in one cell's Python source (see the module docstring)."""
     problems = []
@@ -54,8 +87,10 @@ def code_problems(source: str) -> list:
               and isinstance(getattr(node.left, "value", ""), str)):
             problems.append(f"line {node.lineno}: %-formatting")
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "format" and isinstance(node.func.value, ast.Constant)):
+              and node.func.attr == "format"):
             problems.append(f"line {node.lineno}: str.format")
+        elif isinstance(node, ast.Call) and _rounds_or_formats(node):
+            problems.append(f"line {node.lineno}: {_rounds_or_formats(node)} outside formatting")
         elif isinstance(node, ast.ImportFrom) and node.module == "myst_nb":
             problems.append(f"line {node.lineno}: glue imported directly (use rendering.glue_facts)")
         if isinstance(node, (ast.Constant, ast.JoinedStr)):
@@ -80,6 +115,16 @@ def test_the_detector():
     # not problems: LaTeX braces, a bar in a sentence, doubled braces, sig() inside an f-string
     assert code_problems("s = f'$10^{{{k}}}$ and |x| = {sig(x)}'") == []
     assert code_problems("glue_facts(a=1, b=Markdown(f'$\\\\delta = {sig(d)}$'))") == []
+    for call in ("format(x, '.3g')", "fmt.format(x)", "round(x, 2)", "x.round(2)", "np.round(x, 2)",
+                 "np.around(x)", "np.format_float_positional(x)", "df.to_string(float_format=f)"):
+        assert code_problems(f"y = {call}") != [], call
+    assert code_problems("k = round(np.log10(p))") == []
+
+
+def test_the_glue_role_detector():
+    assert glue_role_problems("at most {glue:text}`runs:,d` runs, {glue}`x:.2g`") == [
+        "{glue:text}`runs:,d`", "{glue:text}`x:.2g`"]
+    assert glue_role_problems("{glue:text}`runs` runs and {glue:md}`t2_min:myst`") == []
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -87,3 +132,7 @@ def test_chapter_cells_follow_the_rules(path):
     bad = [f"{path.name} cell {index}: {problem}"
            for index, source in _code_cells(path) for problem in code_problems(source)]
     assert not bad, "\n".join(bad)
+    cells = nbformat.read(path, as_version=4).cells
+    bad = [f"{path.name} cell {index}: {role}" for index, cell in enumerate(cells)
+           if cell.cell_type == "markdown" for role in glue_role_problems(cell.source)]
+    assert not bad, "format specifications in glue roles:\n" + "\n".join(bad)

@@ -51,6 +51,9 @@ def test_ratio_and_percent_texts_by_hand():
     assert ratio_text(1.2e5) == "1.20 × 10⁵" and ratio_text(4.78e-7) == "4.78 × 10⁻⁷"
     assert percent_text(0.0512) == "5.1%" and percent_text(0.283) == "28%"
     assert percent_text(3.5e-10) == "under 0.01%" and percent_text(0.99999) == "over 99.9%"
+    assert percent_text(0.931, 1) == "93.1%" and percent_text(1.42, 0) == "142%"
+    assert percent_text(0.00486, 2) == "0.49%" and percent_text(0.001, 1) == "0.1%"
+    assert percent_text(0.00015, 3) == "0.015%" and percent_text(0.2, 0) == "20%"
     assert signed_percent(-0.00015) == "\u22120.015%" and signed_percent(0.015) == "+1.5%" and signed_percent(0.0) == "+0%"
     assert count_text(100000) == "100,000" and count_text(3.0) == "3"
     with pytest.raises(ValueError, match="n = 2.5"):

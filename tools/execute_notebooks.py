@@ -13,6 +13,21 @@ import nbformat
 from nbclient import NotebookClient
 
 
+def coalesce_streams(nb) -> None:
+    """Merge consecutive stream outputs of one name: a kernel may flush a print in two parts,
+    which would store the same text in two outputs from one run to the next."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if (merged and out.output_type == "stream" and merged[-1].output_type == "stream"
+                    and merged[-1].name == out.name):
+                merged[-1].text += out.text
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def execute(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
@@ -24,6 +39,7 @@ def execute(path: Path) -> float:
         record_timing=False,
     )
     client.execute()
+    coalesce_streams(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
