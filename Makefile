@@ -73,7 +73,7 @@ notebooks: $(STAMP)
 
 # The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
-# column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the book
+# column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the site
 # at 1280 px (--layout): no table wider than the column, no code box that scrolls, every figure numbered,
 # captioned and drawn at 85 dpi or more; numbers by chapter; the chapter's .ipynb and the book's PDF fetched
 # through a page's download menu (--downloads: run make pdf first).

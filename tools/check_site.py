@@ -14,11 +14,11 @@ Usage (after ``make book``)::
    at, checks that every table of those pages fits the text column at 1280 px (no
    horizontal scroll), and with ``--anchors PAGE#ID ...`` screenshots those places (a
    table, a figure); pages are opened from ``file://`` so nothing leaves the machine.
-5. With ``--layout``: on every page of the book, laid out by headless Chromium at 1280 px,
-   no table is wider than the text column, no code box scrolls (its lines fit), and every
-   figure of a chapter has a caption with a number and is drawn at ``MIN_DPI`` or more (the
-   PNG's own dpi times the scale at which the page shows it), so that its text, drawn at
-   10.5 pt or more, is at least 80% of the body text's size.
+5. With ``--layout``: on every page of the site (chapters, landing page, indexes), laid out
+   by headless Chromium at 1280 px, no table is wider than the text column, no code box
+   scrolls (its lines fit), and every figure of a chapter has a caption with a number and is
+   drawn at ``MIN_DPI`` or more (the PNG's own dpi times the scale at which the page shows
+   it), so that its text, drawn at 10.5 pt or more, is at least 80% of the body text's size.
 
 6. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
    numbered table, figure, equation and theorem block carries the chapter's number ("Table 3.2",
@@ -85,9 +85,19 @@ def parse(path: Path) -> _Collector:
     return c
 
 
+_REDIRECT = re.compile(r'\s*<meta http-equiv="Refresh" content="0; url=[^"]+" />\s*$', re.IGNORECASE)
+"""A page that only sends the browser elsewhere (the site's root ``index.html``)."""
+
+
+def site_pages(root: Path) -> list[Path]:
+    """Every page of the built site (not its static files, sources or the layout check's copies)."""
+    return sorted(p for p in root.rglob("*.html")
+                  if not {"_static", "_sources"} & set(p.parts) and not p.name.startswith(".layout-"))
+
+
 def check_links(root: Path) -> list[str]:
     problems = []
-    pages = sorted(p for p in root.rglob("*.html") if "_static" not in p.parts)
+    pages = site_pages(root)
     parsed = {p.resolve(): parse(p) for p in pages}
     for page, info in parsed.items():
         for href in info.links:
@@ -124,9 +134,7 @@ MARKERS = [
 
 def check_markers(root: Path) -> list[str]:
     problems = []
-    for page in sorted(root.rglob("*.html")):
-        if "_static" in page.parts or "_sources" in page.parts:
-            continue
+    for page in site_pages(root):
         text = page.read_text(encoding="utf-8", errors="replace")
         for rx, what in MARKERS:
             if rx.search(text):
@@ -348,7 +356,7 @@ window.addEventListener("load", function () {
   });
   var images = [];
   document.querySelectorAll("article img").forEach(function (img) {
-    if (!/\\.png$/i.test(img.getAttribute("src") || "")) return;
+    if (!/\\.(png|jpe?g|gif|webp)$/i.test(img.getAttribute("src") || "")) return;  // rasters
     var fig = img.closest("figure");
     var cap = fig ? fig.querySelector("figcaption") : null;
     images.push({src: img.getAttribute("src"), natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
@@ -436,9 +444,10 @@ def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
         name = img["id"] or Path(img["src"]).name
         if not img["numbered"]:
             problems.append(f"{where}: figure {name} has no numbered caption")
-        dpi = png_dpi(file) if file.exists() else None
+        dpi = png_dpi(file) if file.exists() and file.suffix.lower() == ".png" else None
         if dpi is None or not img["natural"]:
-            problems.append(f"{where}: figure {name}: no dpi in {file.name}")
+            problems.append(f"{where}: figure {name}: no dpi in {file.name} (the book's figures are PNGs "
+                            "with the figure's dpi)")
             continue
         drawn = dpi * img["shown"] / img["natural"]
         dpis.append(drawn)
@@ -487,7 +496,7 @@ def main(argv=None) -> int:
     ap.add_argument("--height", type=int, default=2400, help="screenshot height in pixels")
     ap.add_argument("--search", default=None, help="also run the site's search for this word (Chromium)")
     ap.add_argument("--layout", action="store_true",
-                    help="lay out every page of the book at 1280 px (Chromium): tables, code boxes, figures")
+                    help="lay out every page of the site at 1280 px (Chromium): tables, code boxes, figures")
     ap.add_argument("--anchors", nargs="*", default=[],
                     help="PAGE#ID: also screenshot these places (1280 and 390 px), e.g. a table or a figure")
     ap.add_argument("--downloads", nargs="*", default=[],
@@ -537,11 +546,14 @@ def main(argv=None) -> int:
                 anchor_screenshot(root / rel, anchor, out, width, height)
                 print(f"wrote {out}")
     if args.layout:
-        for page in sorted((root / "book").glob("*.html")):
+        for page in site_pages(root):
+            if _REDIRECT.match(page.read_text(encoding="utf-8", errors="replace")):
+                print(f"{page.relative_to(root)}: a redirect, nothing to lay out")
+                continue
             counts, found = layout_problems(page)
             problems += found
             print(f"{page.relative_to(root)}: {counts}, {len(found)} layout problem(s)")
-    n_pages = len([p for p in root.rglob('*.html') if '_static' not in p.parts])
+    n_pages = len(site_pages(root))
     if problems:
         print(f"{len(problems)} problem(s) in {n_pages} pages:")
         for p in problems:
