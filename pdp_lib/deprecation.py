@@ -11,6 +11,8 @@ counts the frames up to the first one outside the import machinery and this pack
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -18,11 +20,17 @@ from pathlib import Path
 __all__ = ["warn_moved"]
 
 _PACKAGE_INIT = str(Path(__file__).with_name("__init__.py"))
+_IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
 
 
 def _skipped(filename: str) -> bool:
-    """A frame :func:`warnings.warn` does not count (``importlib._bootstrap``)."""
+    """A frame :func:`warnings.warn` itself does not count: CPython's own test, word for word."""
     return "importlib" in filename and "_bootstrap" in filename
+
+
+def _plumbing(filename: str) -> bool:
+    """A frame of the import machinery (``importlib``'s files, frozen or not) or of the package's ``__init__``."""
+    return filename.startswith((_IMPORTLIB, "<frozen importlib")) or filename == _PACKAGE_INIT
 
 
 def _external(frame):
@@ -43,7 +51,6 @@ def warn_moved(old: str, new: str) -> None:
     """
     # stacklevel 1 is this function, 2 the moved module, 3 the frame that imported it
     level, frame = 3, _external(sys._getframe(2))
-    while frame is not None and ("importlib" in frame.f_code.co_filename
-                                 or frame.f_code.co_filename == _PACKAGE_INIT):
+    while frame is not None and _plumbing(frame.f_code.co_filename):
         level, frame = level + 1, _external(frame.f_back)
     warnings.warn(f"{old} is deprecated: import {new} instead", DeprecationWarning, stacklevel=level)

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,14 @@ def test_the_moved_names_still_work():
         import pdp_lib.paper as paper
         importlib.reload(paper)
     assert paper.published_table(2).shape[0] == 12
+
+
+def test_a_reader_folder_named_like_importlib_still_gets_the_warning(tmp_path):
+    script = tmp_path / "my_importlib_notes" / "script.py"
+    script.parent.mkdir()
+    script.write_text("import pdp_lib.report\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{script}:1: DeprecationWarning: pdp_lib.report is deprecated" in proc.stderr

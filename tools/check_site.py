@@ -91,8 +91,12 @@ _REDIRECT = re.compile(r'\s*<meta http-equiv="Refresh" content="0; url=[^"]+" />
 
 def site_pages(root: Path) -> list[Path]:
     """Every page of the built site (not its static files, sources or the layout check's copies)."""
-    return sorted(p for p in root.rglob("*.html")
-                  if not {"_static", "_sources"} & set(p.parts) and not p.name.startswith(".layout-"))
+    pages = sorted(p for p in root.rglob("*.html")
+                   if not {"_static", "_sources"} & set(p.relative_to(root).parts)
+                   and not p.name.startswith(".layout-"))
+    if not pages:
+        raise SystemExit(f"{root}: no page of a built site (run make book first)")
+    return pages
 
 
 def check_links(root: Path) -> list[str]:
