@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 
 from .experiments import settings
 
@@ -212,10 +213,11 @@ def _bounds(args):
     return streaming.read_bounds(args.bounds)
 
 
-def _refusing(command: str, action):
-    """``action()``; a ``ValueError`` or ``OSError`` exits with status 2 and one line naming ``command``."""
+@contextmanager
+def _refusing(command: str):
+    """A ``ValueError`` or ``OSError`` inside exits with status 2 and one line naming ``command``."""
     try:
-        return action()
+        yield
     except (ValueError, OSError) as exc:
         raise _Exit(2, f"python -m pdp_lib {command}: error: {exc}") from None
 
@@ -236,7 +238,7 @@ def _compare(args) -> int:
 
     out = Path(args.out)
 
-    def run():
+    with _refusing("compare"):
         out.mkdir(parents=True, exist_ok=True)
         bounds = _bounds(args)
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
@@ -249,9 +251,7 @@ def _compare(args) -> int:
         fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
                                                        f"{sums.test.rows} test rows")
         fig.savefig(out / "comparison.png", dpi=150)
-        return sums
 
-    sums = _refusing("compare", run)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows{_clipped(args, sums)}; "
           f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png")
     return 0
@@ -277,7 +277,7 @@ def _fit(args) -> int:
     from . import streaming
     from .formatting import sig
 
-    def run():
+    with _refusing("fit"):
         bounds = _bounds(args)
         if args.scheduler is None:
             sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
@@ -288,9 +288,7 @@ def _fit(args) -> int:
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed)
         record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)
         streaming.write_model(record, args.out)
-        return sums, eta
 
-    sums, eta = _refusing("fit", run)
     print(f"fitted on {sums.rows} rows{_clipped(args, sums)}: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} "
           f"(the model file holds every digit); model written to {args.out}")
     return 0

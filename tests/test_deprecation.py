@@ -17,25 +17,28 @@ MOVED = {
 }
 
 
-def _stderr(code: str) -> str:
-    # -c runs in __main__; no -W option: the interpreter's default filters, which show a
-    # DeprecationWarning only when it is attributed to __main__
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+def _stderr(*args: str, **variables: str) -> str:
+    """The standard error of ``python *args`` under the interpreter's default warning filters.
+
+    No ``-W`` option and no ``PYTHONWARNINGS``: a ``DeprecationWarning`` then shows only when it
+    is attributed to ``__main__`` (``-c`` runs there, and so does a script).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | variables
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stderr
 
 
 @pytest.mark.parametrize("old, new", MOVED.items())
 def test_import_statement_warns_from_the_importing_line(old, new):
-    err = _stderr(f"\nimport {old}")
+    err = _stderr("-c", f"\nimport {old}")
     assert f"<string>:2: DeprecationWarning: {old} is deprecated: import {new} instead" in err
 
 
 @pytest.mark.parametrize("name", ["report", "paper", "reference", "readings", "fidelity"])
 def test_attribute_of_the_package_warns_from_the_reader_line(name):
     # reached through pdp_lib.__getattr__ and importlib.import_module, as a notebook would
-    err = _stderr(f"import pdp_lib\nx = 1\npdp_lib.{name}")
+    err = _stderr("-c", f"import pdp_lib\nx = 1\npdp_lib.{name}")
     assert f"<string>:3: DeprecationWarning: pdp_lib.{name} is deprecated" in err
     assert "importlib" not in err
 
@@ -56,8 +59,5 @@ def test_a_reader_folder_named_like_importlib_still_gets_the_warning(tmp_path):
     script = tmp_path / "my_importlib_notes" / "script.py"
     script.parent.mkdir()
     script.write_text("import pdp_lib.report\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
-    assert proc.returncode == 0, proc.stderr
-    assert f"{script}:1: DeprecationWarning: pdp_lib.report is deprecated" in proc.stderr
+    err = _stderr(str(script), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    assert f"{script}:1: DeprecationWarning: pdp_lib.report is deprecated" in err
