@@ -1,9 +1,14 @@
 # Two commands do everything on a fresh machine that has python3:
-#   make book   build the website into _build/html, executing every chapter
-#   make test   pytest for pdp_lib, then nbval re-executes every chapter against its stored outputs
-#   make pdf    the whole book as one PDF, _build/latex/book.pdf (XeLaTeX, installed by tools/install_tex.sh)
+#   make test   pytest for pdp_lib and nbval, which re-executes every chapter and compares it with its stored
+#               outputs, on every core (pytest-xdist, one chapter per worker)
+#   make book   render the website into _build/html from the chapters' stored outputs (the outputs make test
+#               proves current); nothing is executed
+#   make pdf    the whole book as one PDF, _build/latex/book.pdf (XeLaTeX, installed by tools/install_tex.sh),
+#               from the same stored outputs
+#   make notebooks  re-execute every chapter in place and store its outputs (after changing pdp_lib or a
+#               chapter; then make book renders them)
 # CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels), make book and make pdf.
-# Both create .venv from requirements.txt when it is missing or older than requirements.txt.
+# Each creates .venv from requirements.txt when it is missing or older than requirements.txt.
 
 PYTHON ?= python3
 # one virtual environment per interpreter when several are tested: make test PYTHON=python3.13 VENV=.venv-3.13
@@ -11,8 +16,12 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
+# pytest-xdist workers for make test, pytest and nbval (auto: one per core); each chapter runs whole in one worker
+JOBS   ?= auto
+XDIST  := -n $(JOBS) --dist loadfile
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: book pdf check-pdf test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
+.PHONY: install book pdf check-pdf test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,16 +30,22 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
+# The pinned environment and pdp_lib (editable) in $(VENV), nothing else: python -m pdp_lib and the library then
+# work from $(BIN)/python. (A user's own environment: pip install -e ".[all]", see the README.)
+install: $(STAMP)
+
 LAB_STAMP := $(VENV)/.lab-installed
 
 $(LAB_STAMP): requirements-lab.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-lab.txt
 	@touch $(LAB_STAMP)
 
+# The site from the stored outputs (_config.yml: execute_notebooks 'off'), strict: a warning, a missing glue
+# key or a broken reference fails the build.
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 
-# The whole book as one PDF, _build/latex/book.pdf: the chapters executed afresh, Sphinx's LaTeX with
+# The whole book as one PDF, _build/latex/book.pdf: the chapters' stored outputs, Sphinx's LaTeX with
 # _ext/book_pdf.py, XeLaTeX through latexmk, offline. tools/install_tex.sh installs the Debian packages it
 # needs (or prints the apt-get command); tools/check_pdf.py checks the result, and the site, whose pages all
 # link the PDF, gets a copy when it has been built.
@@ -46,8 +61,9 @@ pdf: $(STAMP)
 check-pdf: $(STAMP)
 	$(BIN)/python tools/check_pdf.py --site _build/html
 
+# the chapters first, so that the longest start first; the library's tests fill the other workers
 test: $(STAMP)
-	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(BIN)/python -m pytest book tests $(XDIST) $(NBVAL) -p no:cacheprovider
 
 # nbval again, under other floating-point kernels than this machine's (OpenBLAS core types, NumPy's
 # SIMD dispatch, one BLAS thread): the stored outputs must not depend on the machine that wrote them.
@@ -55,10 +71,10 @@ test-portable: $(STAMP)
 	$(BIN)/python tools/test_portable.py book
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest tests -p no:cacheprovider
+	$(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(BIN)/python -m pytest book $(XDIST) $(NBVAL) -p no:cacheprovider
 
 # Open the chapters in JupyterLab with the pinned environment (JupyterLab's own pins: requirements-lab.txt).
 # (as root, e.g. in a container, Jupyter refuses to start without --allow-root; LAB_ARGS adds options)
@@ -67,9 +83,10 @@ lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root,) $(LAB_ARGS)
 
 # Re-execute every chapter in place with the pinned environment and store its outputs
-# (what nbval compares against). Run after changing pdp_lib or a chapter; commit the result.
+# (what nbval compares against and make book renders), a chapter per core. Run after changing pdp_lib or a
+# chapter; commit the result.
 notebooks: $(STAMP)
-	$(BIN)/python tools/execute_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python tools/execute_notebooks.py --jobs $(JOBS) $(NOTEBOOKS)
 
 # The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text

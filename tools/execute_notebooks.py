@@ -1,12 +1,17 @@
 """Execute chapters in place with the current environment and store their outputs.
 
-Usage: ``python tools/execute_notebooks.py book/mechanism.ipynb [...]`` (``make notebooks``).
-nbval compares a fresh run against the outputs stored here, so commit them with the
-code change that moved them.
+Usage: ``python tools/execute_notebooks.py [--jobs N|auto] book/mechanism.ipynb [...]``
+(``make notebooks``).  nbval compares a fresh run against the outputs stored here, and
+``make book`` and ``make pdf`` render them, so commit them with the code change that moved
+them.  ``--jobs`` chapters execute at once, each in its own process and kernel (default 1;
+``auto``: one per core).
 """
 
+import argparse
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import nbformat
@@ -44,14 +49,36 @@ def execute(path: Path) -> float:
     return time.perf_counter() - start
 
 
+def _jobs(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--jobs = {value} is outside the allowed range [1, inf) or auto")
+    return value
+
+
 def main(argv):
-    if not argv:
-        print("usage: execute_notebooks.py NOTEBOOK [...]", file=sys.stderr)
-        return 2
-    for name in argv:
-        seconds = execute(Path(name))
-        print(f"{name}: executed in {seconds:.1f} s")
-    return 0
+    parser = argparse.ArgumentParser(description="Execute chapters in place and store their outputs.")
+    parser.add_argument("--jobs", type=_jobs, default=1, help="chapters executed at once (an integer or auto)")
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    if args.jobs == 1 or len(args.notebooks) == 1:
+        for path in args.notebooks:
+            print(f"{path}: executed in {execute(path):.1f} s", flush=True)
+        return 0
+    failed = []
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(args.notebooks))) as pool:
+        futures = {pool.submit(execute, path): path for path in args.notebooks}
+        for future in as_completed(futures):
+            path = futures[future]
+            try:
+                print(f"{path}: executed in {future.result():.1f} s", flush=True)
+            except Exception as exc:  # noqa: BLE001 - report every chapter, then fail
+                print(f"{path}: FAILED: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                      file=sys.stderr, flush=True)
+                failed.append(path)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
