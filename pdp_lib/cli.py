@@ -40,11 +40,13 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
 public bounds from a TOML file (:mod:`pdp_lib.streaming`), and writes the model as JSON: the
-estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy statement (each distinct
-level with its number of rows, the theorem, the bounds); no row and no seed.  A row outside its
-bounds, a missing value or a level that is missing or not positive is refused with the file, the
-row and the column (status 2); ``--clip`` clamps out-of-range values instead and reports how many
-rows it changed.  With ``--scheduler`` the sums run as tasks on a Dask cluster
+estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy statement (the guarantee, the
+neighbouring relation, what is public, the theorem and its paper, the floating-point status, a summary
+of the public levels whose size does not depend on the number of rows, the bounds); no row, no seed,
+nothing else computed from the private rows.  A row outside its bounds, a missing value or a level
+that is missing, not positive or above 100 is refused with the file, the row and the column (status
+2); ``--clip`` clamps out-of-range values instead and tells the operator, on standard error and
+marked as not private, how many rows it changed.  With ``--scheduler`` the sums run as tasks on a Dask cluster
 (:mod:`pdp_lib.dask_fit`), one per partition, and the noise is drawn here.  ``compare`` splits the
 rows into training and test rows and writes every mechanism's exact expected test loss over a grid
 of ``lambda`` (:mod:`pdp_lib.comparison`) as ``comparison.csv``, ``comparison.md`` and
@@ -178,12 +180,13 @@ def _lam_list(text):
 def _add_data_options(cmd) -> None:
     cmd.add_argument("data", metavar="DATA", help="a CSV or Parquet file, a folder of them, or a glob")
     cmd.add_argument("--label", required=True, metavar="COL", help="the label's column")
-    cmd.add_argument("--epsilon", required=True, metavar="COL", help="the column of privacy levels (each > 0)")
+    cmd.add_argument("--epsilon", required=True, metavar="COL", help="the column of privacy levels (each in (0, 100]; public)")
     cmd.add_argument("--bounds", metavar="FILE", default=None,
                      help="public bounds (TOML: [label] and [features.<name>], each with lower and upper); "
                           "without it every other column is a feature already in [0, 1] and the label in [-1, 1]")
     cmd.add_argument("--clip", action="store_true",
-                     help="clamp values outside their bounds (and report how many rows) instead of refusing them")
+                     help="clamp values outside their bounds instead of refusing them (the number of rows clamped "
+                          "goes to standard error for the operator, marked as not private, never to the model)")
     cmd.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=200_000,
                      help="rows read at a time (default 200000)")
 
@@ -222,9 +225,23 @@ def _refusing(command: str):
         raise _Exit(2, f"python -m pdp_lib {command}: error: {exc}") from None
 
 
-def _clipped(args, sums) -> str:
-    """``", N clipped"`` after ``--clip``, else nothing: the end of a summary line."""
-    return f", {sums.clipped} clipped" if args.clip else ""
+def _report_clipped(args, sums) -> None:
+    """After ``--clip``, tell the operator (on standard error) how many rows were clamped.
+
+    The count is computed from the private rows: moving one row across its bounds changes it with
+    certainty, so it is never written to the model file or to standard output.
+    """
+    if args.clip:
+        print(f"not private, for the operator only: --clip clamped {sums.clipped} row(s); this count depends "
+              "on the private rows and is not released", file=sys.stderr)
+
+
+def _check_out_file(command: str, out: str) -> None:
+    """Refuse an ``--out`` file that cannot be written, before any row is read."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(out):
+        raise _Exit(2, f"python -m pdp_lib {command}: error: cannot write --out {out!r}: "
+                       f"no writable folder {folder!r} for it")
 
 
 def _compare(args) -> int:
@@ -237,22 +254,28 @@ def _compare(args) -> int:
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise _Exit(2, f"python -m pdp_lib compare: error: --out {args.out!r} is a file, not a folder")
+    parent = next((p for p in out.absolute().parents if p.exists()), None) if not out.exists() else out
+    if parent is None or not os.access(parent, os.W_OK):
+        raise _Exit(2, f"python -m pdp_lib compare: error: cannot write --out {args.out!r}: no writable folder")
 
     with _refusing("compare"):
-        out.mkdir(parents=True, exist_ok=True)
         bounds = _bounds(args)
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
                                            clip=args.clip, chunk_rows=args.chunk_rows, progress=bar.update)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID)
+        out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
         table.to_csv(out / "comparison.csv", index=False, lineterminator="\n")
         (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n", encoding="utf-8")
         fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
                                                        f"{sums.test.rows} test rows")
         fig.savefig(out / "comparison.png", dpi=150)
 
-    print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows{_clipped(args, sums)}; "
+    _report_clipped(args, sums)
+    print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
           f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png")
     return 0
 
@@ -277,6 +300,7 @@ def _fit(args) -> int:
     from . import streaming
     from .formatting import sig
 
+    _check_out_file("fit", args.out)
     with _refusing("fit"):
         bounds = _bounds(args)
         if args.scheduler is None:
@@ -289,8 +313,16 @@ def _fit(args) -> int:
         record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)
         streaming.write_model(record, args.out)
 
-    print(f"fitted on {sums.rows} rows{_clipped(args, sums)}: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} "
-          f"(the model file holds every digit); model written to {args.out}")
+    _report_clipped(args, sums)
+    d = len(theta)
+    noise = d / eta                                   # E||Z|| of the l2-Laplace noise: Gamma(d, 1/eta) (Remark 3.1)
+    print(f"fitted on {sums.rows} rows: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} (the model file holds "
+          f"every digit); expected noise norm d/eta = {sig(noise, 3)} against the bound B = {sig(B_used, 3)} "
+          f"on the estimate's norm; model written to {args.out}")
+    if noise > B_used:
+        print(f"warning: the noise dominates: its expected norm {sig(noise, 3)} exceeds B = {sig(B_used, 3)}, "
+              "so the model is mostly noise; more rows, higher levels or a larger lambda reduce it",
+              file=sys.stderr)
     return 0
 
 
@@ -333,10 +365,7 @@ def _run(argv) -> int:
         return _compare(args)
     names = _targets(args.target)
     if args.out is not None:  # fail before the computation, not after it
-        folder = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(args.out):
-            raise _Exit(2, f"python -m pdp_lib reproduce: error: cannot write --out {args.out!r}: "
-                           f"no writable folder {folder!r} for it")
+        _check_out_file("reproduce", args.out)
     from .experiments import reproduce_many
     from .experiments.tuning_costs import TUNING_TARGETS, tuning_costs_table
 

@@ -12,8 +12,14 @@ once.  Peak memory is set by the chunk size, not by the number of rows.
 The bounds are public: a small TOML file (:func:`read_bounds`) gives each feature's range and the
 label's, fixed before the data are seen.  Bounds read off the data break the guarantee (the book's
 chapter *What the guarantee does not cover*).  A row outside its bounds, a missing value, or a
-privacy level that is missing or not positive is refused with the file, the row and the column; an
-explicit ``clip=True`` clamps out-of-range values to the bounds instead and counts the rows it changed.
+privacy level that is missing, not positive or above :data:`pdp_lib.validation.MAX_LEVEL` is refused
+with the file, the row and the column; an explicit ``clip=True`` clamps out-of-range values to the
+bounds instead and counts the rows it changed, for the operator only: that count depends on the
+private rows, so it is never released (the model file does not hold it).
+
+The levels are public (the neighbouring relation replaces one row's features and label and keeps every
+level), and the model file summarizes them in a size that does not depend on the number of rows or of
+distinct levels: their number, sum, minimum, maximum and an order-free digest (:func:`level_digest`).
 
 Behind ``python -m pdp_lib fit`` and ``compare`` (:mod:`pdp_lib.cli`); the mechanism is Algorithm 1 as
 derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
@@ -24,7 +30,7 @@ from __future__ import annotations
 import glob as _glob
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -33,10 +39,10 @@ import pandas as pd
 
 from .bounds import noise_scale
 from .mechanism import _sample_l2_laplace, calibrate
-from .validation import check_count, check_positive, check_rng
+from .validation import MAX_LEVEL, check_count, check_positive, check_rng
 
 __all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "Sums", "accumulate", "fit_sums", "model_record",
-           "write_model", "CHUNK_ROWS"]
+           "write_model", "level_digest", "privacy_statement", "CHUNK_ROWS"]
 
 CHUNK_ROWS = 200_000
 """Rows read at a time: about 20 MB per chunk at 12 features."""
@@ -78,6 +84,11 @@ def _bound_pair(entry, where: str) -> tuple:
             raise ValueError(f"{where}.{name} = {v!r} is outside the allowed range: a finite number")
     if not lo < hi:
         raise ValueError(f"{where}: lower = {lo!r} must be below upper = {hi!r}")
+    width = float(hi) - float(lo)
+    if not np.isfinite(width) or width < 1e-12 * max(abs(float(lo)), abs(float(hi))):
+        raise ValueError(f"{where}: the width upper - lower = {width!r} is outside the allowed range: finite, and at "
+                         f"least 1e-12 times the larger bound's size (else the scaling to the domain overflows or "
+                         f"loses every digit)")
     return float(lo), float(hi)
 
 
@@ -105,7 +116,12 @@ def read_bounds(path) -> Bounds:
     """
     p = Path(path)
     with p.open("rb") as fh:
-        data = tomllib.load(fh)
+        try:
+            data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:      # its message ends "(at line L, column C)"
+            raise ValueError(f"{p}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     unknown = set(data) - {"label", "features"}
     if unknown or "label" not in data or "features" not in data:
         raise ValueError(f"{p}: the bounds file needs exactly the tables [label] and [features.<name>], "
@@ -207,9 +223,12 @@ class Sums:
         ``sum_i eps_i``.
     rows : int
     clipped : int
-        Rows changed by ``clip=True``.
-    levels : dict
-        Each distinct ``eps`` -> its number of rows.
+        Rows changed by ``clip=True``: a diagnostic for the operator, computed from the private rows, never
+        released.
+    level_min, level_max : float
+        The smallest and the largest level.
+    digest : tuple of two int
+        The order-free digest of the levels (:func:`level_digest`), two lanes modulo ``2**64``.
     """
 
     gram: np.ndarray
@@ -217,7 +236,9 @@ class Sums:
     total: float = 0.0
     rows: int = 0
     clipped: int = 0
-    levels: dict = field(default_factory=dict)
+    level_min: float = float("inf")
+    level_max: float = float("-inf")
+    digest: tuple = (0, 0)
 
     @classmethod
     def zeros(cls, d: int) -> "Sums":
@@ -231,17 +252,22 @@ class Sums:
         self.moment += Xw.T @ y
         self.total += float(np.sum(eps))
         self.rows += X.shape[0]
-        values, counts = np.unique(eps, return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist()):
-            self.levels[v] = self.levels.get(v, 0) + c
+        if eps.size:
+            self.level_min = min(self.level_min, float(eps.min()))
+            self.level_max = max(self.level_max, float(eps.max()))
+            self.digest = _add_digests(self.digest, _lanes(eps))
 
     def merge(self, other: "Sums") -> "Sums":
         """The sums of two disjoint sets of rows."""
-        levels = dict(self.levels)
-        for v, c in other.levels.items():
-            levels[v] = levels.get(v, 0) + c
         return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment, total=self.total + other.total,
-                    rows=self.rows + other.rows, clipped=self.clipped + other.clipped, levels=levels)
+                    rows=self.rows + other.rows, clipped=self.clipped + other.clipped,
+                    level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
+                    digest=_add_digests(self.digest, other.digest))
+
+    def level_summary(self) -> dict:
+        """The public levels in a size that does not depend on ``rows``: count, sum, min, max, digest."""
+        return {"rows": int(self.rows), "sum": float(self.total), "min": float(self.level_min),
+                "max": float(self.level_max), "digest": _digest_text(self.digest)}
 
     def theta_bar(self, lam: float) -> np.ndarray:
         """The weighted ridge solution of eq. (2) with ``w_i = eps_i / total``."""
@@ -252,8 +278,59 @@ class Sums:
         return np.linalg.solve(c.T, np.linalg.solve(c, self.moment / self.total))
 
 
+_MASK = (1 << 64) - 1
+_LANE_KEYS = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))   # the digits of pi, as in Blowfish
+
+
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer (Steele, Lea & Flood 2014): a bijection of 64-bit words that spreads every bit."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _lanes(eps: np.ndarray) -> tuple:
+    """The two digest lanes of a batch of levels: sums modulo ``2**64`` of mixed bit patterns."""
+    bits = np.ascontiguousarray(eps, dtype=np.float64).view(np.uint64)
+    return tuple(int(np.sum(_mix64(bits ^ key), dtype=np.uint64)) for key in _LANE_KEYS)
+
+
+def _add_digests(a: tuple, b: tuple) -> tuple:
+    return ((a[0] + b[0]) & _MASK, (a[1] + b[1]) & _MASK)
+
+
+def _digest_text(lanes: tuple) -> str:
+    return f"{lanes[0]:016x}{lanes[1]:016x}"
+
+
+def level_digest(epsilons) -> str:
+    """An order-free digest of a level column: 32 hexadecimal digits.
+
+    Each level's IEEE 754 bits are mixed by SplitMix64's finalizer under two keys, and each lane is
+    summed modulo ``2**64`` (a multiset hash), so the digest depends on the multiset of levels only: not
+    on the rows' order, the files' layout, the chunks or the partitions, and it merges by addition.  It
+    lets a reader check that a model was fitted with the level column they hold (the levels are public);
+    it is a checksum, not a cryptographic commitment.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The levels, as float64.
+    """
+    return _digest_text(_lanes(np.asarray(epsilons, dtype=np.float64).ravel()))
+
+
+def _where(path, row: int) -> str:
+    """Where data row ``row`` (from 1) is: the line a text editor shows in a CSV file (its header is line 1,
+    each row one line), the row in a Parquet file or a partition."""
+    if isinstance(path, Path) and path.suffix.lower() == ".csv":
+        return f"{path}, line {row + 1}"
+    return f"{path}, row {row}"
+
+
 def _refuse(path, row: int, column: str, value, allowed: str):
-    raise ValueError(f"{path}, row {row}, column {column!r}: {value!r} is outside the allowed range {allowed}")
+    raise ValueError(f"{_where(path, row)}, column {column!r}: {value!r} is outside the allowed range {allowed}")
 
 
 def _check_chunk(frame: pd.DataFrame, path, first: int, bounds: Bounds, label: str, epsilon: str, clip: bool):
@@ -266,9 +343,11 @@ def _check_chunk(frame: pd.DataFrame, path, first: int, bounds: Bounds, label: s
         _refuse(path, first + int(r), cols[c], float(values[r, c]), "(a finite number; missing values "
                 "are refused)")
     eps = values[:, -1]
-    if np.any(eps <= 0):
-        r = int(np.flatnonzero(eps <= 0)[0])
-        _refuse(path, first + r, epsilon, float(eps[r]), "(0, inf)")
+    bad = (eps <= 0) | (eps > MAX_LEVEL)
+    if np.any(bad):
+        r = int(np.flatnonzero(bad)[0])
+        _refuse(path, first + r, epsilon, float(eps[r]), f"(0, {MAX_LEVEL:g}] (a level above {MAX_LEVEL:g} "
+                "protects nothing and is refused as a slip: fit rows that need no privacy separately)")
     lower = np.append(bounds.lower, bounds.label_lower)
     upper = np.append(bounds.upper, bounds.label_upper)
     raw = values[:, :-1]
@@ -333,32 +412,68 @@ def fit_sums(sums: Sums, lam, B=None, rng=None):
     """PDP-OP from the sums: ``(theta_hat, calibration)``; the noise is drawn once, here.
 
     With the same ``rng``, ``theta_hat`` equals :func:`pdp_lib.pdp_op` on the same rows up to the
-    rounding of the sums' order (the noise is the same draw).
+    rounding of the sums' order (the noise is the same draw).  The calibration needs the levels' sum
+    only (Theorems 3.1 and 3.2: ``eta = sum(eps) / c_lambda``).
     """
     lam = check_positive(lam, "lam")
     gen = check_rng(rng)
     d = sums.moment.size
-    levels = np.fromiter(sums.levels, dtype=float)
-    cal = calibrate(levels, lam, d, B)                 # validates lam, d and B; names the theorem
+    if not (0 < sums.total < float("inf")):
+        raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
+    cal = calibrate(np.array([sums.level_min, sums.level_max]), lam, d, B)   # validates lam, d and B; names the theorem
     eta = sums.total / noise_scale(lam, d, cal.B)      # S / c_lambda, S over every row
     theta_bar = sums.theta_bar(lam)
     return theta_bar + _sample_l2_laplace(eta, d, 1, gen)[0], (cal.theorem, cal.B, eta)
 
 
+PAPER = ("K. Acharya, F. Boenisch, R. Naidu and J. Ziani, Personalized Differential Privacy for Ridge Regression, "
+         "arXiv:2401.17127 (2024)")
+"""The paper whose theorems the model file cites."""
+
+_THEOREMS = {
+    "3.1": "Theorem 3.1, with the norm bound B(lambda) = min(1/sqrt(lambda), sqrt(d)/lambda) of Lemma A.1",
+    "3.2 with B*": "Theorem 3.2, with B = B*(lambda), the exact supremum of the weighted ridge solution's norm "
+                   "over the domain (the book's chapter 'Sensitivity of the weighted ridge solution')",
+}
+
+
+def privacy_statement(sums: Sums, bounds: Bounds, theorem: str) -> dict:
+    """The model file's privacy statement: the guarantee, its relation, what is public, its proof, its limits.
+
+    Every field is public or a function of public values: the levels' summary (the levels are public),
+    the bounds (declared before the data were seen), the theorem.  Nothing computed from the private
+    features and labels appears here; the estimate is the mechanism's only output that depends on them.
+    """
+    return {
+        "guarantee": "every row i gets epsilon_i-differential privacy (pure, personalized): for any two "
+                     "neighbouring tables and any set of models, the probability of the set changes by a factor "
+                     "of at most exp(epsilon_i) when row i is the row that differs",
+        "neighbouring_relation": "replace one: two tables are neighbours when they differ in one row's features "
+                                 "and label; the number of rows and every row's level are the same in both",
+        "public": "the number of rows and every row's privacy level (the level column is not protected; the "
+                  "summary below is released as it is), the bounds below (fixed before the data were seen), "
+                  "lambda and the calibration's B and eta",
+        "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
+        "floating_point": "the guarantee is proved for exact arithmetic; the noise here is drawn and added in "
+                          "floating point, which can leak beyond epsilon_i (Mironov, CCS 2012; the book's chapter "
+                          "'What the guarantee does not cover' shows it for this sampler)",
+        "sampler": "floating-point l2-Laplace: a Gamma(d, 1/eta) radius times a uniform direction",
+        "levels": sums.level_summary(),
+        "bounds": bounds.as_dict(),
+    }
+
+
 def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float, eta: float) -> dict:
-    """The model file's content: the estimate, the calibration and the privacy statement; no row, no seed."""
+    """The model file's content: the estimate, the calibration and the privacy statement.
+
+    No row, no seed, and nothing else computed from the private features and labels (not even the
+    number of rows ``--clip`` changed, which the command line reports to the operator on standard error).
+    """
     return {
         "coef": [float(v) for v in theta],
         "features": list(bounds.features),
         "lam": float(lam), "B": float(B), "eta": float(eta),
-        "privacy": {
-            "statement": "each row i gets epsilon_i-personalized differential privacy (pure), for the rows "
-                         "read, with the bounds below fixed before the data were seen",
-            "theorem": theorem,
-            "levels": [{"epsilon": float(v), "rows": int(c)} for v, c in sorted(sums.levels.items())],
-            "rows": int(sums.rows), "clipped_rows": int(sums.clipped),
-            "bounds": bounds.as_dict(),
-        },
+        "privacy": privacy_statement(sums, bounds, theorem),
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1",
         "library": f"pdp_lib {version('pdp_lib')}",
     }

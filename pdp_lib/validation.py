@@ -31,7 +31,19 @@ __all__ = [
     "check_fraction",
     "check_rng",
     "check_finite",
+    "MAX_LEVEL",
 ]
+
+MAX_LEVEL = 100.0
+"""The largest privacy level a table read from files may carry (``python -m pdp_lib fit`` and ``compare``).
+
+A level above 100 promises nothing a reader of differential privacy would call protection (a likelihood
+ratio up to ``e**100``, about ``2.7e43``), and it takes the weight of ``100 / eps_j`` rows of level
+``eps_j`` in ``w_i = eps_i / sum(eps)``: such a value is almost always a slip (a misplaced decimal point,
+a count in the level column), and ``1e308`` twice overflows the sum.  Rows that need no privacy belong
+in a separate, non-private fit.  With every level at most 100 the sum stays finite for any number of rows
+a machine can hold.  The Python API (:func:`check_epsilons`) keeps the paper's range ``(0, inf)``.
+"""
 
 
 def _as_float_array(value, name: str) -> np.ndarray:

@@ -73,7 +73,7 @@ def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
     raw.loc[17, "eps"] = -1.0
     raw.to_csv(tmp_path / "d.csv", index=False)
     bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
-    with pytest.raises(ValueError, match=r"d.csv, row 18, column 'eps': -1.0 is outside the allowed range \(0, inf\)"):
+    with pytest.raises(ValueError, match=r"d.csv, line 19, column 'eps': -1.0 is outside the allowed range \(0, 100\]"):
         comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps")
     with pytest.raises(ValueError, match=r"test_fraction = 1.0 is outside the allowed range \(0, 1\)"):
         comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=1.0)

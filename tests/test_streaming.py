@@ -53,7 +53,8 @@ def test_streamed_fit_is_the_in_memory_mechanism(tmp_path, layout):
     theta, (theorem, _, eta) = streaming.fit_sums(sums, 1.0, rng=5)
     np.testing.assert_allclose(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5), rtol=1e-10)
     assert eta == pytest.approx(cal.eta, rel=1e-12) and theorem == "3.1" and sums.rows == len(raw)
-    assert sums.levels == {0.1: int(np.sum(eps == 0.1)), 0.5: int(np.sum(eps == 0.5)), 1.0: int(np.sum(eps == 1.0))}
+    assert sums.level_summary() == {"rows": len(raw), "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1,
+                                    "max": 1.0, "digest": streaming.level_digest(eps)}
 
 
 def test_the_sums_do_not_depend_on_the_chunks_and_merge():
@@ -66,16 +67,23 @@ def test_the_sums_do_not_depend_on_the_chunks_and_merge():
     b.add(X[123:], y[123:], eps[123:])
     merged = a.merge(b)
     np.testing.assert_allclose(merged.gram, whole.gram, rtol=1e-13)
-    assert merged.rows == 500 and merged.levels == whole.levels
+    assert merged.rows == 500 and merged.level_summary() == whole.level_summary()
+    assert whole.level_summary()["digest"] == streaming.level_digest(eps[::-1])     # order-free
+    assert (whole.level_min, whole.level_max) == (eps.min(), eps.max())
 
 
+# the CSV's lines as a text editor numbers them: the header is line 1, data row r (0-based) is line r + 2
 @pytest.mark.parametrize("change, message", [
-    (lambda t: t.__setitem__((5, "f1"), np.nan), r"row 6, column 'f1': nan is outside the allowed range"),
-    (lambda t: t.__setitem__((9, "eps"), 0.0), r"row 10, column 'eps': 0.0 is outside the allowed range \(0, inf\)"),
-    (lambda t: t.__setitem__((9, "eps"), np.nan), r"row 10, column 'eps': nan"),
-    (lambda t: t.__setitem__((1500, "f2"), 25.0), r"row 1501, column 'f2': 25.0 is outside the allowed range "
+    (lambda t: t.__setitem__((5, "f1"), np.nan), r"line 7, column 'f1': nan is outside the allowed range"),
+    (lambda t: t.__setitem__((9, "eps"), 0.0), r"line 11, column 'eps': 0.0 is outside the allowed range \(0, 100\]"),
+    (lambda t: t.__setitem__((9, "eps"), 100.5), r"line 11, column 'eps': 100.5 is outside the allowed range \(0, 100\]"),
+    (lambda t: t.__setitem__((9, "eps"), 1e308), r"line 11, column 'eps': 1e\+308 is outside the allowed range"),
+    (lambda t: t.__setitem__((9, "eps"), -1.0), r"line 11, column 'eps': -1.0 is outside"),
+    (lambda t: t.__setitem__((9, "eps"), np.inf), r"line 11, column 'eps': inf is outside"),
+    (lambda t: t.__setitem__((9, "eps"), np.nan), r"line 11, column 'eps': nan"),
+    (lambda t: t.__setitem__((1500, "f2"), 25.0), r"line 1502, column 'f2': 25.0 is outside the allowed range "
                                                   r"\[10.0, 20.0\] declared in .*bounds.toml; pass clip=True"),
-    (lambda t: t.__setitem__((3, "charges"), -7.0), r"row 4, column 'charges': -7.0"),
+    (lambda t: t.__setitem__((3, "charges"), -7.0), r"line 5, column 'charges': -7.0"),
 ])
 def test_bad_rows_are_refused_with_file_row_and_column(tmp_path, change, message):
     raw = _table()
@@ -94,6 +102,79 @@ class _Setter:
     def __setitem__(self, key, value):
         row, col = key
         self.frame.loc[row, col] = value
+
+
+def test_the_released_fields_do_not_depend_on_the_private_rows(tmp_path, capsys):
+    """Neighbouring tables (one row's features and label replaced, every level kept) give model files that
+    differ in the estimate only, with or without --clip; the clamped count reaches standard error only."""
+    raw = _table(300)
+    neighbour = raw.copy()
+    neighbour.loc[17, FEATURES + ["charges"]] = [25.0, 12.0, 19.0, 40.0]     # now outside its bounds
+    files = []
+    for name, table in (("a", raw), ("b", neighbour)):
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+        out = tmp_path / f"{name}.json"
+        assert cli.main(["fit", str(tmp_path / f"{name}.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+                         "--bounds", str(_bounds_file(tmp_path)), "--clip", "--seed", "3", "--out", str(out)]) == 0
+        captured = capsys.readouterr()
+        clamped = "0 row(s)" if name == "a" else "1 row(s)"
+        assert f"not private, for the operator only: --clip clamped {clamped}" in captured.err
+        assert "clamped" not in captured.out
+        files.append(json.loads(out.read_text()))
+    a, b = files
+    assert a["coef"] != b["coef"]
+    for key in ("features", "lam", "B", "eta", "privacy", "scaling", "library"):
+        assert a[key] == b[key], key
+    assert "clip" not in json.dumps(a)
+
+
+def test_the_level_summary_has_a_size_free_of_rows_and_distinct_levels():
+    """A continuous level column: the summary's fields are five, whatever the number of rows or levels."""
+    rng = np.random.default_rng(0)
+    sizes = []
+    for n in (10, 100_000):
+        sums = streaming.Sums.zeros(2)
+        eps = rng.uniform(0.01, 1.0, n)
+        sums.add(rng.uniform(0, 1, (n, 2)), rng.uniform(-1, 1, n), eps)
+        summary = sums.level_summary()
+        assert set(summary) == {"rows", "sum", "min", "max", "digest"} and len(summary["digest"]) == 32
+        sizes.append(len(json.dumps(summary)))
+    assert max(sizes) - min(sizes) <= 12          # only the digits of the count and the sum differ
+    assert streaming.level_digest([0.1, 0.5]) == streaming.level_digest([0.5, 0.1])
+    assert streaming.level_digest([0.1, 0.5]) != streaming.level_digest([0.1, 0.5, 0.5])
+    assert streaming.level_digest([0.1]) != streaming.level_digest([np.nextafter(0.1, 1)])
+
+
+def test_an_unwritable_out_is_refused_before_any_row_is_read(tmp_path, capsys):
+    status = cli.main(["fit", str(tmp_path / "absent.csv"), "--label", "y", "--epsilon", "e", "--lam", "1",
+                       "--out", str(tmp_path / "no" / "such" / "model.json")])
+    assert status == 2 and "cannot write --out" in capsys.readouterr().err      # not "no CSV or Parquet file"
+
+
+def test_noise_that_dominates_is_said(tmp_path, capsys):
+    raw = _table(30)
+    raw.to_csv(tmp_path / "small.csv", index=False)
+    out = tmp_path / "m.json"
+    assert cli.main(["fit", str(tmp_path / "small.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+                     "--bounds", str(_bounds_file(tmp_path)), "--seed", "0", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    eta = json.loads(out.read_text())["eta"]
+    assert f"expected noise norm d/eta = {pdp_lib.formatting.sig(D / eta, 3)}" in captured.out
+    assert D / eta > 1 and "warning: the noise dominates" in captured.err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[label]\nlower = -1e308\nupper = 1e308\n[features.f0]\nlower = 0\nupper = 1\n", r"label: the width upper - lower = inf"),
+    ("[label]\nlower = -1\nupper = 1\n[features.f0]\nlower = -1e308\nupper = 1e308\n", r"features.f0: the width"),
+    ("[label]\nlower = -1\nupper = 1\n[features.f0]\nlower = 1e20\nupper = 1.0000000000001e20\n", r"features.f0: the width"),
+    ("[label]\nlower = -1\nupper = 1\n[features.f0]\nlower = 0\nupper = nan\n", r"features.f0.upper = nan"),
+    ("[label]\nlower = -1\nupper = 1\n[features.f0\nlower = 0\n", r"bounds.toml: not valid TOML: .*line 4"),
+])
+def test_absurd_bounds_and_toml_typos_are_refused_with_the_file(tmp_path, text, message):
+    path = tmp_path / "bounds.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        streaming.read_bounds(path)
 
 
 def test_clip_clamps_and_counts(tmp_path):
@@ -142,12 +223,16 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     model = json.loads(out.read_text())
     X, y, eps = _in_domain(raw)
     np.testing.assert_allclose(model["coef"], pdp_lib.pdp_op(X, y, eps, 2.0, rng=11), rtol=1e-10)
-    assert model["features"] == FEATURES and model["privacy"]["theorem"] == "3.1"
-    assert {lv["epsilon"] for lv in model["privacy"]["levels"]} == {0.1, 0.5, 1.0}
+    privacy = model["privacy"]
+    assert model["features"] == FEATURES and privacy["theorem"].startswith("Theorem 3.1, ")
+    assert "Acharya" in privacy["theorem"] and "arXiv:2401.17127" in privacy["theorem"]
+    assert privacy["levels"] == {"rows": 2000, "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1, "max": 1.0,
+                                 "digest": streaming.level_digest(eps)}
+    assert "replace one" in privacy["neighbouring_relation"] and "exact arithmetic" in privacy["floating_point"]
     assert "seed" not in json.dumps(model) and set(model) == {"coef", "features", "lam", "B", "eta", "privacy",
                                                               "scaling", "library"}
     status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps",
                        "--lam", "2", "--out", str(out)])      # no bounds: the raw values are outside [0, 1]
-    assert status == 2 and "row 1, column 'f0'" in capsys.readouterr().err
+    assert status == 2 and "data.csv, line 2, column 'f0'" in capsys.readouterr().err
     assert cli.main(["fit", "x.csv", "--label", "a", "--epsilon", "b", "--lam", "0", "--out", "m"]) == 2
     assert "--lam = 0.0 is outside the allowed range (0, inf)" in capsys.readouterr().err
