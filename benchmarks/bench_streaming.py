@@ -1,10 +1,13 @@
 """Time and peak memory of PDP-OP on partitioned Parquet of n rows (d = 12), streaming and on Dask; run by hand.
 
     .venv/bin/python benchmarks/bench_streaming.py --rows 1000000 10000000
+    .venv/bin/python benchmarks/bench_streaming.py --rows 10000000 --levels continuous --compare --no-dask
 
 Each size is written to a temporary folder in parts of 10^6 rows (features in [0, 1], labels in
-[-1, 1], levels from the paper's three groups).  Streaming: ``python -m pdp_lib fit`` in a fresh
-interpreter, whose peak resident memory is read from ``getrusage``.  Dask: the sums on a
+[-1, 1], levels from the paper's three groups, or ``--levels continuous``: uniform on [0.01, 1], every
+level distinct).  Streaming: ``python -m pdp_lib fit`` (and ``compare`` with ``--compare``) in a fresh
+interpreter, whose own peak resident memory it reports from ``getrusage`` when it exits; the model
+file's size.  Dask: the sums on a
 ``LocalCluster`` of 2 worker processes (one thread each), one task per part, with each worker's
 peak resident memory read on the worker.  Nothing depends on wall time.
 """
@@ -25,7 +28,7 @@ PART = 1_000_000
 D = 12
 
 
-def write_parts(folder: Path, rows: int, seed: int = 0) -> None:
+def write_parts(folder: Path, rows: int, seed: int = 0, levels: str = "groups") -> None:
     rng = np.random.default_rng(seed)
     theta = rng.uniform(-1, 1, D) / D
     for k, start in enumerate(range(0, rows, PART)):
@@ -33,7 +36,8 @@ def write_parts(folder: Path, rows: int, seed: int = 0) -> None:
         X = rng.uniform(0, 1, (m, D))
         columns = {f"x{j}": X[:, j] for j in range(D)}
         columns["y"] = np.clip(X @ theta + rng.normal(0, 0.1, m), -1, 1)
-        columns["eps"] = rng.choice([0.01, 0.2, 1.0], m, p=[0.34, 0.43, 0.23])
+        columns["eps"] = (rng.choice([0.01, 0.2, 1.0], m, p=[0.34, 0.43, 0.23]) if levels == "groups"
+                          else rng.uniform(0.01, 1.0, m))
         pq.write_table(pa.table(columns), folder / f"part-{k:04d}.parquet")
 
 
@@ -53,33 +57,65 @@ def dask_fit_time(folder: Path, client):
     return elapsed, max(client.run(_peak_mb).values())
 
 
+_MEASURED = ("import resource, runpy, sys\n"
+             "sys.argv = ['pdp_lib'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('pdp_lib', run_name='__main__')\n"
+             "finally:\n"
+             "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, file=sys.stderr)\n")
+
+
+def run_measured(*args) -> tuple:
+    """``python -m pdp_lib ARGS`` in a fresh interpreter: (seconds, its own peak resident memory in MB)."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _MEASURED, *args], capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    return elapsed, float(done.stderr.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--levels", choices=("groups", "continuous"), default="groups")
+    parser.add_argument("--compare", action="store_true", help="also time compare")
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask cluster")
     args = parser.parse_args()
-    from distributed import Client, LocalCluster
+    client = cluster = None
+    if not args.no_dask:
+        from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    client = Client(cluster)
-    print("| rows | write (s) | streaming fit (s) | its peak memory (MB) | Dask fit (s) | worker peak (MB) |")
-    print("|---|---|---|---|---|---|")
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    print(f"levels: {args.levels}")
+    print("| rows | write (s) | fit (s) | fit peak (MB) | model file (KB) | compare (s) | compare peak (MB) "
+          "| Dask fit (s) | worker peak (MB) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for rows in args.rows:
         with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
+            folder = Path(tmp) / "data"
+            folder.mkdir()
             t0 = time.perf_counter()
-            write_parts(folder, rows)
+            write_parts(folder, rows, levels=args.levels)
             written = time.perf_counter() - t0
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "pdp_lib", "fit", str(folder), "--label", "y", "--epsilon", "eps",
-                            "--lam", "1", "--out", str(folder / "model.json")], check=True, capture_output=True)
-            fitted = time.perf_counter() - t0
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            on_dask, worker_peak = dask_fit_time(folder, client)
-            print(f"| {rows:,} | {written:.1f} | {fitted:.1f} | {max(peak, before) / 1024:.0f} | {on_dask:.1f} "
-                  f"| {worker_peak:.0f} |", flush=True)
-    client.close()
-    cluster.close()
+            model = Path(tmp) / "model.json"
+            fitted, peak = run_measured("fit", str(folder), "--label", "y", "--epsilon", "eps", "--lam", "1",
+                                        "--out", str(model))
+            size = model.stat().st_size / 1024
+            compared = ("", "")
+            if args.compare:
+                c, cpeak = run_measured("compare", str(folder), "--label", "y", "--epsilon", "eps",
+                                        "--out", str(Path(tmp) / "cmp"))
+                compared = (f"{c:.1f}", f"{cpeak:.0f}")
+            on_dask = ("", "")
+            if client is not None:
+                t, wpeak = dask_fit_time(folder, client)
+                on_dask = (f"{t:.1f}", f"{wpeak:.0f}")
+            print(f"| {rows:,} | {written:.1f} | {fitted:.1f} | {peak:.0f} | {size:.1f} | {compared[0]} | "
+                  f"{compared[1]} | {on_dask[0]} | {on_dask[1]} |", flush=True)
+    if client is not None:
+        client.close()
+        cluster.close()
 
 
 if __name__ == "__main__":
