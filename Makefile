@@ -16,9 +16,13 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard book/*.ipynb)
-# pytest-xdist workers for make test, pytest and nbval (auto: one per core); each chapter runs whole in one worker
+# pytest-xdist workers for make test, pytest and nbval (auto: one per core); each chapter runs whole in one worker,
+# and each worker takes one BLAS thread: workers that each spin several OpenBLAS threads compete for the cores
+# (four chapters took 264 s so, 64 s with one thread each; benchmarks/README.md). Several threads are tested by
+# make test-portable.
 JOBS   ?= auto
 XDIST  := -n $(JOBS) --dist loadfile
+ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: install book pdf check-pdf test test-portable pytest nbval notebooks lab check-site check-transcription clean distclean
@@ -63,18 +67,20 @@ check-pdf: $(STAMP)
 
 # the chapters first, so that the longest start first; the library's tests fill the other workers
 test: $(STAMP)
-	$(BIN)/python -m pytest book tests $(XDIST) $(NBVAL) -p no:cacheprovider
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest book tests $(XDIST) $(NBVAL) -p no:cacheprovider
 
 # nbval again, under other floating-point kernels than this machine's (OpenBLAS core types, NumPy's
-# SIMD dispatch, one BLAS thread): the stored outputs must not depend on the machine that wrote them.
+# SIMD dispatch, one and two BLAS threads): the stored outputs must not depend on the machine that wrote them.
+# PORTABLE_ARGS: e.g. --interpreter haswell-avx2=.venv-newest/bin/python (a configuration under another Python).
+PORTABLE_ARGS ?=
 test-portable: $(STAMP)
-	$(BIN)/python tools/test_portable.py book
+	$(BIN)/python tools/test_portable.py book $(PORTABLE_ARGS)
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest book $(XDIST) $(NBVAL) -p no:cacheprovider
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest book $(XDIST) $(NBVAL) -p no:cacheprovider
 
 # Open the chapters in JupyterLab with the pinned environment (JupyterLab's own pins: requirements-lab.txt).
 # (as root, e.g. in a container, Jupyter refuses to start without --allow-root; LAB_ARGS adds options)

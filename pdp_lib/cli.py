@@ -34,9 +34,11 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 ::
 
     python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
-                               [--clip] [--chunk-rows N] [--seed S] [--scheduler ADDRESS] --out MODEL
-    python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--clip] [--test-fraction F]
-                                   [--lams L1,L2,...] [--masks M] [--seed S] --out DIR
+                               [--intercept] [--ignore COL ...] [--clip] [--chunk-rows N] [--seed S]
+                               [--scheduler ADDRESS] --out MODEL
+    python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]
+                                   [--clip] [--test-fraction F] [--lams L1,L2,...] [--masks M] [--seed S] --out DIR
+    python -m pdp_lib predict MODEL DATA --out FILE
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
 public bounds from a TOML file (:mod:`pdp_lib.streaming`), and writes the model as JSON: the
@@ -50,7 +52,9 @@ marked as not private, how many rows it changed.  With ``--scheduler`` the sums 
 (:mod:`pdp_lib.dask_fit`), one per partition, and the noise is drawn here.  ``compare`` splits the
 rows into training and test rows and writes every mechanism's exact expected test loss over a grid
 of ``lambda`` (:mod:`pdp_lib.comparison`) as ``comparison.csv``, ``comparison.md`` and
-``comparison.png`` in ``DIR``.
+``comparison.png`` in ``DIR``, each saying that its losses are in the scaled label's units and that the
+comparison is not private (it reads the test rows), with the training mean's loss beside the
+mechanisms'.  ``predict`` maps a model back to the label's units for every row of a table.
 """
 
 from __future__ import annotations
@@ -136,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="FILE", default=None, help="write to FILE instead of stdout")
     _add_fit(sub)
     _add_compare(sub)
+    _add_predict(sub)
     return parser
 
 
@@ -187,8 +192,14 @@ def _add_data_options(cmd) -> None:
     cmd.add_argument("--clip", action="store_true",
                      help="clamp values outside their bounds instead of refusing them (the number of rows clamped "
                           "goes to standard error for the operator, marked as not private, never to the model)")
-    cmd.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=200_000,
-                     help="rows read at a time (default 200000)")
+    cmd.add_argument("--intercept", action="store_true",
+                     help="fit an intercept: a constant feature 1 appended to every row (inside the domain, so the "
+                          "guarantee holds with d + 1 features); the model file holds it as 'intercept'")
+    cmd.add_argument("--ignore", metavar="COL", action="append", default=[],
+                     help="a column to leave out on purpose (repeat for several); any other column that is "
+                          "neither a declared feature, the label nor the level is refused")
+    cmd.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=None,
+                     help="rows read at a time (default 200000; not with --scheduler, where a file is a partition)")
 
 
 def _add_compare(sub) -> None:
@@ -209,11 +220,38 @@ def _add_compare(sub) -> None:
 
 def _bounds(args):
     """The public bounds: the ``--bounds`` file, else the domain's (features in [0, 1], label in [-1, 1])."""
+    import dataclasses
+
     from . import streaming
 
     if args.bounds is None:
-        return streaming.domain_bounds(args.data, args.label, args.epsilon)
-    return streaming.read_bounds(args.bounds)
+        bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
+    else:
+        bounds = streaming.read_bounds(args.bounds)
+    return dataclasses.replace(bounds, intercept=bool(args.intercept))
+
+
+def _add_predict(sub) -> None:
+    pred = sub.add_parser("predict", help="predict the label, in its own units, with a model file",
+                          description="Predict the label of every row of a table with a model written by fit, in "
+                                      "the label's own units (post-processing: no privacy cost).")
+    pred.add_argument("model", metavar="MODEL", help="a model file written by python -m pdp_lib fit")
+    pred.add_argument("data", metavar="DATA", help="a CSV, TSV or Parquet file, a folder of them, or a glob")
+    pred.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=None,
+                      help="rows read at a time (default 200000)")
+    pred.add_argument("--out", metavar="FILE", required=True, help="the predictions (CSV, one column 'prediction')")
+
+
+def _predict(args) -> int:
+    from . import streaming
+
+    _check_out_file("predict", args.out)
+    _check_optional(args)
+    with _refusing("predict"):
+        model = streaming.read_model(args.model)
+        rows = streaming.predict_file(model, args.data, args.out, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS)
+    print(f"predicted {rows} rows in the label's units; wrote {args.out}")
+    return 0
 
 
 @contextmanager
@@ -249,8 +287,7 @@ def _compare(args) -> int:
 
     from tqdm import tqdm
 
-    from . import comparison
-    from .replication import rendering
+    from . import comparison, streaming
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
@@ -260,40 +297,82 @@ def _compare(args) -> int:
     if parent is None or not os.access(parent, os.W_OK):
         raise _Exit(2, f"python -m pdp_lib compare: error: cannot write --out {args.out!r}: no writable folder")
 
+    _check_optional(args)
+    from .replication import rendering                  # matplotlib: checked just above
+
     with _refusing("compare"):
         bounds = _bounds(args)
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
-                                           clip=args.clip, chunk_rows=args.chunk_rows, progress=bar.update)
+                                           clip=args.clip, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
+                                           progress=bar.update, ignore=args.ignore)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID)
         out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
-        table.to_csv(out / "comparison.csv", index=False, lineterminator="\n")
-        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n", encoding="utf-8")
+        # every output says its units and that it is not private (comparison.NOTE)
+        table.assign(units="squared scaled label ([-1, 1]); not private: reads the test rows").to_csv(
+            out / "comparison.csv", index=False, lineterminator="\n")
+        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n\n" + comparison.NOTE + "\n",
+                                           encoding="utf-8")
         fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
-                                                       f"{sums.test.rows} test rows")
+                                                       f"{sums.test.rows} test rows", note=comparison.NOTE)
         fig.savefig(out / "comparison.png", dpi=150)
 
     _report_clipped(args, sums)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
-          f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png")
+          f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png. {comparison.NOTE}")
     return 0
 
 
+def _require(module: str, extra: str, what: str) -> None:
+    """Refuse, in one line naming the extra to install, when an optional dependency is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise _Exit(2, f"python -m pdp_lib: error: {what} needs {module}, which is not installed: "
+                       f"pip install 'pdp_lib[{extra}]'")
+
+
+def _check_optional(args) -> None:
+    """Every optional dependency the command will need, checked before any row is read."""
+    from . import streaming
+
+    if getattr(args, "scheduler", None) is not None:
+        _require("dask", "cluster", "--scheduler")
+        _require("distributed", "cluster", "--scheduler")
+        if args.chunk_rows is not None:
+            raise _Exit(2, "python -m pdp_lib fit: error: --chunk-rows sets the rows read at a time here; with "
+                           "--scheduler every file is one partition: leave --chunk-rows out")
+    if args.command == "compare":
+        _require("matplotlib", "plot", "compare (it draws comparison.png)")
+    try:
+        files = streaming.data_files(args.data)
+    except (OSError, ValueError):
+        return                                           # refused with its own message below
+    if streaming.file_kind(files[0]) == "parquet":
+        _require("pyarrow", "parquet", "reading Parquet")
+
+
 def _cluster_sums(args, bounds):
-    """The sums on the Dask cluster at ``--scheduler`` (:mod:`pdp_lib.dask_fit`)."""
+    """The sums on the Dask cluster at ``--scheduler`` (:mod:`pdp_lib.dask_fit`), one partition per file."""
     import dask.dataframe as dd
     from distributed import Client
 
     from . import dask_fit, streaming
 
-    files = [str(f) for f in streaming.data_files(args.data)]
-    kinds = {f.rsplit(".", 1)[-1] for f in files}
-    if len(kinds) != 1:
-        raise ValueError(f"{args.data}: mixes CSV and Parquet files; give one kind")
-    frame = dd.read_parquet(files) if kinds == {"parquet"} else dd.read_csv(files)
+    files = streaming.data_files(args.data)
+    names = [str(f) for f in files]
+    for path in files:                                   # the header of every file, before the cluster runs
+        streaming._check_columns(path, streaming.header(path), list(bounds.features) + [args.label, args.epsilon],
+                                 set(bounds.features) | {args.label, args.epsilon} | set(args.ignore))
+    if streaming.file_kind(files[0]) == "parquet":
+        frame = dd.read_parquet(names, split_row_groups=False)
+    else:   # every field as text: the partition's task refuses a field that is not a number, by file and line
+        frame = dd.read_csv(names, blocksize=None, dtype=object,
+                            sep="\t" if streaming.file_kind(files[0]) == "tsv" else ",")
     with Client(args.scheduler) as client:
-        return dask_fit.dask_sums(frame, bounds, args.label, args.epsilon, clip=args.clip, client=client)
+        return dask_fit.dask_sums(frame, bounds, args.label, args.epsilon, clip=args.clip, client=client,
+                                  sources=files)
 
 
 def _fit(args) -> int:
@@ -301,11 +380,12 @@ def _fit(args) -> int:
     from .formatting import sig
 
     _check_out_file("fit", args.out)
+    _check_optional(args)
     with _refusing("fit"):
         bounds = _bounds(args)
         if args.scheduler is None:
             sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
-                                        chunk_rows=args.chunk_rows)
+                                        chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS, ignore=args.ignore)
         else:
             sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
@@ -363,6 +443,8 @@ def _run(argv) -> int:
         return _fit(args)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "predict":
+        return _predict(args)
     names = _targets(args.target)
     if args.out is not None:  # fail before the computation, not after it
         _check_out_file("reproduce", args.out)

@@ -34,13 +34,20 @@ import pandas as pd
 
 from .baselines import jorgensen_keep_probabilities
 from .bounds import noise_scale
-from .streaming import Bounds, _check_chunk, _chunks, _refuse, data_files
-from .validation import MAX_LEVEL, check_count, check_fraction
+from .streaming import Bounds, _check_chunk, _check_levels, _chunks, _numbers, data_files
+from .validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms"]
+__all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
-           "non_private")
+           "non_private", "mean")
+"""The mechanisms compared; ``mean`` predicts the training rows' mean label for every row (not private, and no
+model at all): a private model worth keeping has a lower test loss."""
+
+NOTE = ("Losses are mean squared errors on the test rows in the scaled label units (the label mapped to [-1, 1] by "
+        "its public bounds; multiply by ((upper - lower) / 2)^2 for the label's own units). This comparison reads "
+        "the test rows and the training labels: it is not private, and only the fitted models are.")
+"""What every output of ``compare`` says about its units and its privacy."""
 BLOCK = 4096
 _SPLIT, _MASKS = 0, 1
 
@@ -51,6 +58,8 @@ def uniforms(seed: int, tag: int, file_index: int, start: int, rows: int, width:
     Drawn in blocks of :data:`BLOCK` rows, each from ``SeedSequence(seed, spawn_key=(tag, file, block))``,
     so that a row's draws do not depend on how the file is cut into chunks.
     """
+    if rows == 0:
+        return np.empty((width, 0))
     first, last = start // BLOCK, (start + rows - 1) // BLOCK
     blocks = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(tag, file_index, b))).random((width, BLOCK))
               for b in range(first, last + 1)]
@@ -72,11 +81,8 @@ def train_levels(source, epsilon: str, *, test_fraction: float, seed: int, chunk
     parts = []
     for k, path in enumerate(data_files(source)):
         for first, frame in _chunks(path, [epsilon], chunk_rows):
-            eps = frame[epsilon].to_numpy(dtype=float, na_value=np.nan)
-            bad = ~(np.isfinite(eps) & (eps > 0) & (eps <= MAX_LEVEL))
-            if bad.any():
-                r = int(np.flatnonzero(bad)[0])
-                _refuse(path, first + r, epsilon, float(eps[r]), f"(0, {MAX_LEVEL:g}]")
+            eps = _numbers(frame[[epsilon]], path, first)[:, 0]
+            _check_levels(eps, path, first, epsilon)
             train = ~_test_rows(seed, k, first - 1, eps.size, test_fraction)
             parts.append(eps[train])
     levels = np.concatenate(parts) if parts else np.empty(0)
@@ -93,12 +99,13 @@ def _threshold(levels: np.ndarray, counts: np.ndarray) -> float:
 
 @dataclass
 class _Part:
-    """Unweighted sums over some rows: ``X^T X``, ``X^T y``, ``y^T y`` and the count."""
+    """Unweighted sums over some rows: ``X^T X``, ``X^T y``, ``y^T y``, ``sum y`` and the count."""
 
     gram: np.ndarray
     moment: np.ndarray
     yy: float = 0.0
     rows: int = 0
+    ysum: float = 0.0
 
     @classmethod
     def zeros(cls, d):
@@ -109,6 +116,7 @@ class _Part:
         self.gram += Xw.T @ X
         self.moment += Xw.T @ y
         self.yy += float(y @ y) if w is None else float((w * y) @ y)
+        self.ysum += float(np.sum(y)) if w is None else float(w @ y)
         self.rows += X.shape[0]
 
 
@@ -131,7 +139,8 @@ class CompareSums:
 
 
 def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
-                 masks: int = 50, clip: bool = False, chunk_rows: int = 200_000, progress=None) -> CompareSums:
+                 masks: int = 50, clip: bool = False, chunk_rows: int = 200_000, progress=None,
+                 ignore=()) -> CompareSums:
     """Read ``source`` twice in chunks and return the sums of every mechanism of :data:`METHODS`.
 
     Parameters
@@ -151,20 +160,23 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     chunk_rows : int
     progress : callable, optional
         Called with the number of rows read after each chunk of the second pass.
+    ignore : sequence of str
+        As in :func:`pdp_lib.streaming.accumulate`.
     """
     fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
     masks = check_count(masks, "masks", minimum=2)
     chunk_rows = check_count(chunk_rows, "chunk_rows")
     levels, n_levels = train_levels(source, epsilon, test_fraction=fraction, seed=seed, chunk_rows=chunk_rows)
     n_levels = n_levels.astype(float)
-    d = len(bounds.features)
+    d = bounds.d
     ts = {"max": float(levels[-1]), "mean": float(levels @ n_levels / n_levels.sum())}
     sums = CompareSums(d=d, levels=levels, counts=n_levels, threshold=_threshold(levels, n_levels), jorgensen_t=ts,
                        weighted=_Part.zeros(d), plain=_Part.zeros(d), kept=_Part.zeros(d),
                        masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
     columns = list(bounds.features) + [label, epsilon]
+    allowed = set(columns) | set(ignore)
     for k, path in enumerate(data_files(source)):
-        for first, frame in _chunks(path, columns, chunk_rows):
+        for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
             sums.clipped += changed
             test = _test_rows(seed, k, first - 1, X.shape[0], fraction)
@@ -229,4 +241,12 @@ def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
                                for part in sums.masks[kind]])
             rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
         rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
-    return pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
+        mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
+        test = sums.test
+        rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
+    table = pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
+    if not np.all(np.isfinite(table["loss"])):
+        bad = table.loc[~np.isfinite(table["loss"])].iloc[0]
+        raise ValueError(f"the expected test loss of {bad['method']} at lambda = {bad['lam']!r} overflows: the "
+                         f"levels sum to {sums.eps_total!r} over the training rows, far too little for any use")
+    return table

@@ -23,30 +23,45 @@ from .streaming import Bounds, Sums, _check_chunk, fit_sums
 __all__ = ["partition_sums", "submit_sums", "combine_sums", "dask_sums", "fit_dask"]
 
 
-def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, clip: bool = False) -> Sums:
+def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, clip: bool = False,
+                   source=None) -> Sums:
     """The sums of one partition (a pandas DataFrame), its rows checked and mapped into the domain.
 
-    Errors name ``partition <index>``, the row within the partition (from 1) and the column.
+    Errors name the partition's ``source`` file (a ``Path``: the line of a CSV or TSV file, the row of
+    a Parquet file) when the partition is a whole file, else ``partition <index>`` and the row within
+    the partition (from 1); and the column.
     """
+    place = source if source is not None else f"partition {index}"
     columns = list(bounds.features) + [label, epsilon]
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"partition {index}: column {missing[0]!r} is missing (columns: {list(frame.columns)})")
-    sums = Sums.zeros(len(bounds.features))
+        raise ValueError(f"{place}: column {missing[0]!r} is missing (columns: {list(frame.columns)})")
+    sums = Sums.zeros(bounds.d)
     if len(frame):
-        X, y, eps, changed = _check_chunk(frame[columns], f"partition {index}", 1, bounds, label, epsilon, clip)
+        X, y, eps, changed = _check_chunk(frame[columns], place, 1, bounds, label, epsilon, clip)
         sums.add(X, y, eps)
         sums.clipped = changed
     return sums
 
 
-def submit_sums(dataframe, bounds: Bounds, label: str, epsilon: str, client, *, clip: bool = False) -> list:
-    """Submit one :func:`partition_sums` task per partition to ``client``: the futures, in partition order."""
-    parts = [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip)
-             for k, part in enumerate(dataframe.to_delayed())]
-    if not parts:
+def _tasks(dataframe, bounds, label, epsilon, clip, sources) -> list:
+    delayed = dataframe.to_delayed()
+    if not delayed:
         raise ValueError("the dataframe has no partition")
-    return client.compute(parts)
+    if sources is not None and len(sources) != len(delayed):
+        raise ValueError(f"{len(sources)} source files for {len(delayed)} partitions: give one partition per file")
+    return [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip,
+                                         None if sources is None else sources[k])
+            for k, part in enumerate(delayed)]
+
+
+def submit_sums(dataframe, bounds: Bounds, label: str, epsilon: str, client, *, clip: bool = False,
+                sources=None) -> list:
+    """Submit one :func:`partition_sums` task per partition to ``client``: the futures, in partition order.
+
+    ``sources``, when given, names each partition's file (one partition per file), for the errors.
+    """
+    return client.compute(_tasks(dataframe, bounds, label, epsilon, clip, sources))
 
 
 def combine_sums(results) -> Sums:
@@ -62,7 +77,8 @@ def combine_sums(results) -> Sums:
     return total
 
 
-def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False, client=None) -> Sums:
+def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False, client=None,
+              sources=None) -> Sums:
     """The sums of every partition of ``dataframe``, computed as Dask tasks, added in partition order.
 
     Parameters
@@ -75,18 +91,18 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
     client : distributed.Client, optional
         Compute on this cluster (:func:`submit_sums`, then ``client.gather``, which waits for every
         partition or raises); ``None``: Dask's current scheduler.
+    sources : sequence of pathlib.Path, optional
+        Each partition's file, when every partition is one whole file: errors then name the file and
+        its line (CSV, TSV) or row (Parquet) instead of the partition.
 
     Returns
     -------
     Sums
     """
     if client is not None:
-        return combine_sums(client.gather(submit_sums(dataframe, bounds, label, epsilon, client, clip=clip)))
-    parts = [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip)
-             for k, part in enumerate(dataframe.to_delayed())]
-    if not parts:
-        raise ValueError("the dataframe has no partition")
-    return combine_sums(dask.compute(*parts))
+        return combine_sums(client.gather(submit_sums(dataframe, bounds, label, epsilon, client, clip=clip,
+                                                      sources=sources)))
+    return combine_sums(dask.compute(*_tasks(dataframe, bounds, label, epsilon, clip, sources)))
 
 
 def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None, clip: bool = False, rng=None,

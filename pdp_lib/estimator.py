@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from .gaussian import _run_gaussian
 from .mechanism import _run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, private_lambda, tuning_plan
-from .validation import check_finite, check_fraction, check_problem, check_rng
+from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
 __all__ = ["PersonalizedRidge"]
 
@@ -23,6 +23,17 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     Theorem 3.1 (or Theorem 3.2 when ``B`` is given): data point ``i`` gets
     ``epsilons[i]``-personalized DP.  With the same seed, ``coef_`` equals
     :func:`pdp_lib.pdp_op`'s output.
+
+    The levels reach ``fit`` as scikit-learn *metadata*: with
+    ``sklearn.set_config(enable_metadata_routing=True)`` and
+    ``PersonalizedRidge().set_fit_request(epsilons=True)``, ``Pipeline.fit(X, y, epsilons=eps)``,
+    ``cross_val_score(..., params={"epsilons": eps})`` and ``GridSearchCV.fit(X, y, epsilons=eps)`` pass
+    each fold its rows' levels.  Or set one level for every row with ``epsilon``, and ``fit(X, y)``.
+
+    **Tuning over ``lam`` with** ``GridSearchCV`` **is not private**: it scores every candidate on
+    held-out rows and picks the best, and that choice depends on the private data beyond the levels'
+    budgets.  Use ``lam="auto"`` (private tuning with personalized budgets), or fix ``lam`` from public
+    knowledge.
 
     Parameters
     ----------
@@ -64,11 +75,24 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``(0, 1)``: ``(epsilons[i], delta)``-DP with the least noise of the chosen kind and its
         optimal weights (:func:`pdp_lib.calibrate`, :func:`pdp_lib.gaussian.gaussian_calibration`).
         Not with ``lam="auto"``, whose private tuning is calibrated for pure DP.
+    epsilon : None or float, default None
+        One privacy level for every row, used when ``fit`` receives no ``epsilons`` (then
+        ``fit(X, y)`` gives every row ``epsilon``-DP: standard DP, the non-personalized case).
+        ``None``: ``fit`` needs ``epsilons``.  Giving both is refused.
+    fit_intercept : bool, default False
+        Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
+        ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
+        and its coefficient is ``intercept_``.  ``False``: the paper's model, through the origin.
 
     Attributes
     ----------
     coef_ : numpy.ndarray of shape (d,)
-        The private estimate ``theta_hat``.
+        The private estimate ``theta_hat`` (without its intercept's coordinate).
+    intercept_ : float
+        The intercept's coefficient with ``fit_intercept=True``, else ``0.0``.
+    feature_names_in_ : numpy.ndarray of str
+        The column names of a ``DataFrame`` given to ``fit`` (absent otherwise); ``predict`` refuses
+        columns that differ in names or order.
     weights_ : numpy.ndarray of shape (n,)
         ``w_i = epsilon_i / sum_j epsilon_j``.
     eta_ : float
@@ -84,14 +108,16 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    There is no intercept: append a column of ones to ``X`` (as the paper does
-    for the Medical Cost data) to fit an affine model.
+    ``X`` must lie in ``[0, 1]^d`` and ``y`` in ``[-1, 1]``: map the columns with public bounds first
+    (:class:`pdp_lib.preprocessing.DomainScaler` in a ``Pipeline``).
     """
 
     def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
-                 validation_fraction=0.5, noise="l2", delta=None):
+                 validation_fraction=0.5, noise="l2", delta=None, epsilon=None, fit_intercept=False):
         self.noise = noise
         self.delta = delta
+        self.epsilon = epsilon
+        self.fit_intercept = fit_intercept
         self.lam = lam
         self.B = B
         self.random_state = random_state
@@ -99,8 +125,38 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.tuning_share = tuning_share
         self.validation_fraction = validation_fraction
 
-    def fit(self, X, y, epsilons):
-        """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``."""
+    def fit(self, X, y, epsilons=None):
+        """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``.
+
+        ``epsilons`` (one level per row) may be left out when the estimator holds one level for every
+        row (``epsilon``); it is metadata that ``Pipeline`` and the model-selection tools route to
+        ``fit`` once ``set_fit_request(epsilons=True)`` has been called.
+        """
+        from sklearn.utils.validation import validate_data
+
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        if epsilons is None and self.epsilon is None:
+            raise TypeError("epsilons must be array-like of numbers, got NoneType: pass one privacy level per row "
+                            "(fit(X, y, epsilons), or set_fit_request(epsilons=True) in a Pipeline), or set "
+                            "epsilon= on the estimator for one level for every row")
+        if epsilons is not None and self.epsilon is not None:
+            raise ValueError(f"epsilons and epsilon = {self.epsilon!r} are both given; give one")
+        names_source = X
+        X = check_features(X, "X")                  # the domain, refused with the first bad index
+        validate_data(self, names_source, skip_check_array=True, reset=True)   # feature_names_in_
+        if epsilons is None:
+            epsilons = np.full(X.shape[0], check_positive(self.epsilon, "epsilon"))
+        if self.fit_intercept:
+            X = np.hstack([X, np.ones((X.shape[0], 1))])
+        self._fit_theta(X, y, epsilons)
+        theta = self.coef_
+        self.coef_, self.intercept_ = (theta[:-1], float(theta[-1])) if self.fit_intercept else (theta, 0.0)
+        self.n_features_in_ = self.coef_.shape[0]
+        return self
+
+    def _fit_theta(self, X, y, epsilons):
+        """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""
         if not isinstance(self.lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
                                               or self.validation_fraction != 0.5):
             raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' only; "
@@ -129,7 +185,6 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
         self.tuning_ = None
-        self.n_features_in_ = self.coef_.shape[0]
         return self
 
     def _fit_auto(self, X, y, epsilons):
@@ -153,18 +208,43 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = choice.lam
         self.tuning_ = choice
-        self.n_features_in_ = self.coef_.shape[0]
         return self
 
     def predict(self, X):
-        """Return ``X @ coef_``; ``X`` must be finite with ``n_features_in_`` columns."""
+        """Return ``X @ coef_ + intercept_``; ``X`` finite with the ``n_features_in_`` columns seen in ``fit``.
+
+        A ``DataFrame`` whose columns differ from those of ``fit`` in names or order is refused.
+        """
         if not hasattr(self, "coef_"):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("PersonalizedRidge is not fitted yet; call fit(X, y, epsilons) first")
+        _check_names(self, X)
         A = check_finite(X, "X", ndim=(2,))
         if A.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X must have shape (m, {self.n_features_in_}), got {A.shape}"
             )
-        return A @ self.coef_
+        return A @ self.coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None or isinstance(self.random_state, np.random.Generator)
+        tags.input_tags.positive_only = True            # X in [0, 1]^d
+        return tags
+
+
+def _check_names(estimator, X) -> None:
+    """Refuse a table whose column names differ from ``fit``'s, in names or order."""
+    names = getattr(X, "columns", None)
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None:
+        return
+    if names is None:
+        raise ValueError(f"X has no column names, but the model was fitted on the columns {list(fitted)}: pass a "
+                         f"DataFrame with those columns, in that order")
+    names = [str(c) for c in names]
+    if names != list(fitted):
+        first = next((k for k, (a, b) in enumerate(zip(names, fitted)) if a != b), min(len(names), len(fitted)))
+        raise ValueError(f"X's columns differ from fit's at position {first}: got {names}, fitted on {list(fitted)} "
+                         f"(names and order must match)")

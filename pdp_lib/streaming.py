@@ -41,8 +41,8 @@ from .bounds import noise_scale
 from .mechanism import _sample_l2_laplace, calibrate
 from .validation import MAX_LEVEL, check_count, check_positive, check_rng
 
-__all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "Sums", "accumulate", "fit_sums", "model_record",
-           "write_model", "level_digest", "privacy_statement", "CHUNK_ROWS"]
+__all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "file_kind", "header", "Sums", "accumulate", "fit_sums", "model_record",
+           "write_model", "read_model", "predict_file", "level_digest", "privacy_statement", "CHUNK_ROWS"]
 
 CHUNK_ROWS = 200_000
 """Rows read at a time: about 20 MB per chunk at 12 features."""
@@ -60,6 +60,10 @@ class Bounds:
     label_lower, label_upper : float
     source : str
         Where the bounds were read (a path), for the model's privacy statement.
+    intercept : bool
+        Append a constant feature 1 to every row (after the mapping into the domain): its coefficient is
+        the model's intercept.  The constant lies in ``[0, 1]``, so the domain, and with it the guarantee
+        of Theorems 3.1 and 3.2, hold with ``d + 1`` features.
     """
 
     features: tuple
@@ -68,11 +72,18 @@ class Bounds:
     label_lower: float
     label_upper: float
     source: str = ""
+    intercept: bool = False
+
+    @property
+    def d(self) -> int:
+        """The model's dimension: the features, and the intercept's constant when there is one."""
+        return len(self.features) + int(self.intercept)
 
     def as_dict(self) -> dict:
         """The bounds as plain data (for the model file)."""
         return {"features": {f: [float(lo), float(hi)] for f, lo, hi in zip(self.features, self.lower, self.upper)},
-                "label": [self.label_lower, self.label_upper], "source": self.source}
+                "label": [self.label_lower, self.label_upper], "intercept": bool(self.intercept),
+                "source": self.source}
 
 
 def _bound_pair(entry, where: str) -> tuple:
@@ -80,7 +91,11 @@ def _bound_pair(entry, where: str) -> tuple:
         raise ValueError(f"{where} must be a table with exactly the keys lower and upper, got {entry!r}")
     lo, hi = entry["lower"], entry["upper"]
     for name, v in (("lower", lo), ("upper", hi)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
+        try:
+            finite = not isinstance(v, bool) and isinstance(v, (int, float)) and np.isfinite(float(v))
+        except OverflowError:                          # an integer beyond the largest float
+            finite = False
+        if not finite:
             raise ValueError(f"{where}.{name} = {v!r} is outside the allowed range: a finite number")
     if not lo < hi:
         raise ValueError(f"{where}: lower = {lo!r} must be below upper = {hi!r}")
@@ -143,12 +158,7 @@ def domain_bounds(source, label: str, epsilon: str) -> Bounds:
     lies in ``[-1, 1]``.
     """
     path = data_files(source)[0]
-    if path.suffix == ".csv":
-        names = list(pd.read_csv(path, nrows=0).columns)
-    else:
-        import pyarrow.parquet as pq
-
-        names = list(pq.ParquetFile(path).schema_arrow.names)
+    names = header(path)
     features = tuple(c for c in names if c not in (label, epsilon))
     if not features:
         raise ValueError(f"{path}: no feature column besides {label!r} and {epsilon!r}")
@@ -157,56 +167,159 @@ def domain_bounds(source, label: str, epsilon: str) -> Bounds:
                   source="the domain: features in [0, 1], label in [-1, 1]")
 
 
+_KINDS = ((".csv.gz", "csv"), (".tsv.gz", "tsv"), (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet"))
+"""The file names read, by ending (any case), and their kind."""
+
+_KIND_NAMES = ".csv, .csv.gz, .tsv, .tsv.gz or .parquet"
+
+
+def file_kind(path) -> str | None:
+    """``"csv"``, ``"tsv"`` or ``"parquet"`` by the file name's ending (any case; ``.gz`` for compressed text), else ``None``."""
+    name = Path(path).name.lower()
+    return next((kind for ending, kind in _KINDS if name.endswith(ending)), None)
+
+
 def data_files(source) -> list:
-    """The files of ``source``: one CSV or Parquet file, a folder of them, or a glob; sorted.
+    """The files of ``source``: one CSV, TSV or Parquet file, a folder of them, or a glob; sorted.
 
     Raises
     ------
     FileNotFoundError
         When nothing matches.
     ValueError
-        On a file that is neither ``.csv`` nor ``.parquet``.
+        On a file whose name does not end in ``.csv``, ``.csv.gz``, ``.tsv``, ``.tsv.gz`` or ``.parquet``
+        (any case), or on a folder or glob that mixes kinds (CSV, TSV, Parquet).
     """
     text = str(source)
     p = Path(text)
     if p.is_dir():
-        files = sorted(q for q in p.iterdir() if q.suffix in (".csv", ".parquet"))
+        files = sorted(q for q in p.iterdir() if q.is_file() and file_kind(q))
     elif any(ch in text for ch in "*?["):
         files = sorted(Path(q) for q in _glob.glob(text))
     else:
         files = [p] if p.exists() else []
     if not files:
-        raise FileNotFoundError(f"{text}: no CSV or Parquet file found")
+        raise FileNotFoundError(f"{text}: no CSV, TSV or Parquet file found")
     for q in files:
-        if q.suffix not in (".csv", ".parquet"):
-            raise ValueError(f"{q}: not a .csv or .parquet file")
+        if not q.is_file() or file_kind(q) is None:
+            raise ValueError(f"{q}: not a file named {_KIND_NAMES}")
+    kinds = sorted({file_kind(q) for q in files})
+    if len(kinds) > 1:
+        raise ValueError(f"{text}: mixes {' and '.join(k.upper() for k in kinds)} files; give one kind")
     return files
 
 
-def _chunks(path: Path, columns: list, chunk_rows: int):
-    """``(first_row, DataFrame)`` for each chunk of ``path``, only ``columns``; rows count from 1."""
-    if path.suffix == ".csv":
-        header = pd.read_csv(path, nrows=0).columns
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise ValueError(f"{path}: column {missing[0]!r} is missing (columns: {list(header)})")
-        start = 1
-        for chunk in pd.read_csv(path, usecols=columns, chunksize=chunk_rows):
-            yield start, chunk[columns]
-            start += len(chunk)
-    else:
-        import pyarrow.parquet as pq
+def _first_bad_line(path: Path):
+    """The first line of a text file that is not UTF-8, with the reason: ``(line, reason)`` or ``None``."""
+    import gzip
 
-        pf = pq.ParquetFile(path)
-        names = pf.schema_arrow.names
-        missing = [c for c in columns if c not in names]
-        if missing:
-            raise ValueError(f"{path}: column {missing[0]!r} is missing (columns: {names})")
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return number, f"{exc.reason} at byte {exc.start} of the line"
+    return None
+
+
+def _text_error(path: Path, exc: Exception) -> ValueError:
+    """A reading error of a text file, named by the file and, where it can be known, the line."""
+    import re
+
+    if isinstance(exc, UnicodeDecodeError):
+        bad = _first_bad_line(path)
+        where = f"{path}, line {bad[0]}" if bad else str(path)
+        return ValueError(f"{where}: not UTF-8 text ({bad[1] if bad else exc.reason}); save the file as UTF-8")
+    if isinstance(exc, pd.errors.EmptyDataError):
+        return ValueError(f"{path}: empty file: no header line")
+    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+    if found:
+        n, line, saw = found.groups()
+        return ValueError(f"{path}, line {line}: {saw} fields, but the header has {n}")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ValueError(f"{path}: cannot be read as {file_kind(path).upper()}: {first}")
+
+
+def _read_text(path: Path, **kwargs):
+    # blank lines are kept (as missing values, refused with their line), so that line numbers are the file's
+    return pd.read_csv(path, sep="\t" if file_kind(path) == "tsv" else ",", skip_blank_lines=False, **kwargs)
+
+
+def _parquet(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+
+
+def header(path: Path) -> list:
+    """The column names of one file (its header line, or its Parquet schema), errors named by the file."""
+    if file_kind(path) == "parquet":
+        return list(_parquet(path).schema_arrow.names)
+    import csv
+    import gzip
+
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:    # the header line as written (pandas would rename a repeated name, "x" and "x.1")
+        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+            names = next(csv.reader(fh, delimiter="\t" if file_kind(path) == "tsv" else ","), [])
+    except UnicodeDecodeError as exc:
+        raise _text_error(path, exc) from None
+    except (OSError, csv.Error) as exc:
+        raise ValueError(f"{path}: cannot be read as {file_kind(path).upper()}: {exc}") from None
+    if not names or names == [""]:
+        raise ValueError(f"{path}: empty file: no header line")
+    return names
+
+
+def _check_columns(path: Path, names: list, columns: list, allowed) -> None:
+    if len(set(names)) != len(names):
+        twice = next(c for c in names if names.count(c) > 1)
+        raise ValueError(f"{path}: column {twice!r} appears twice in the header")
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ValueError(f"{path}: column {missing[0]!r} is missing (columns: {names})")
+    if allowed is not None:
+        extra = [c for c in names if c not in allowed]
+        if extra:
+            raise ValueError(f"{path}: column {extra[0]!r} is neither a feature declared in the bounds, the label nor "
+                             f"the level; declare it, or pass --ignore {extra[0]} to leave it out on purpose")
+
+
+def _chunks(path: Path, columns: list, chunk_rows: int, allowed=None):
+    """``(first_row, DataFrame)`` for each chunk of ``path``, only ``columns``; rows count from 1.
+
+    Every field of a text file is read, so that a row with more fields than the header is refused
+    (with ``usecols`` the parser would drop them silently); ``allowed`` (a set of names), when given,
+    refuses any other column.
+    """
+    if file_kind(path) == "parquet":
+        pf = _parquet(path)
+        _check_columns(path, list(pf.schema_arrow.names), columns, allowed)
         start = 1
         for batch in pf.iter_batches(batch_size=chunk_rows, columns=columns):
             frame = batch.to_pandas()
+            if len(frame) == 0:
+                continue
             yield start, frame[columns]
             start += len(frame)
+        return
+    _check_columns(path, header(path), columns, allowed)
+    start = 1
+    try:
+        for chunk in _read_text(path, chunksize=chunk_rows):
+            if not isinstance(chunk.index, pd.RangeIndex):   # the parser took extra fields for an index
+                raise ValueError(f"{path}, line 2: more fields than the header has")
+            if len(chunk) == 0:
+                continue
+            yield start, chunk[columns]
+            start += len(chunk)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise _text_error(path, exc) from None
 
 
 @dataclass
@@ -220,7 +333,8 @@ class Sums:
     moment : numpy.ndarray of shape (d,)
         ``sum_i eps_i y_i x_i``.
     total : float
-        ``sum_i eps_i``.
+        ``sum_i eps_i``, correctly rounded from the exact sum ``exact_total`` (in units of ``2**-1126``), so
+        that it, and ``eta``, do not depend on the rows' order, the chunks, the files or the partitions.
     rows : int
     clipped : int
         Rows changed by ``clip=True``: a diagnostic for the operator, computed from the private rows, never
@@ -239,6 +353,7 @@ class Sums:
     level_min: float = float("inf")
     level_max: float = float("-inf")
     digest: tuple = (0, 0)
+    exact_total: int = 0
 
     @classmethod
     def zeros(cls, d: int) -> "Sums":
@@ -250,7 +365,8 @@ class Sums:
         Xw = X * eps[:, None]
         self.gram += Xw.T @ X
         self.moment += Xw.T @ y
-        self.total += float(np.sum(eps))
+        self.exact_total += exact_units(eps)
+        self.total = self.exact_total / _UNIT
         self.rows += X.shape[0]
         if eps.size:
             self.level_min = min(self.level_min, float(eps.min()))
@@ -259,10 +375,11 @@ class Sums:
 
     def merge(self, other: "Sums") -> "Sums":
         """The sums of two disjoint sets of rows."""
-        return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment, total=self.total + other.total,
+        exact = self.exact_total + other.exact_total
+        return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment, total=exact / _UNIT,
                     rows=self.rows + other.rows, clipped=self.clipped + other.clipped,
                     level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
-                    digest=_add_digests(self.digest, other.digest))
+                    digest=_add_digests(self.digest, other.digest), exact_total=exact)
 
     def level_summary(self) -> dict:
         """The public levels in a size that does not depend on ``rows``: count, sum, min, max, digest."""
@@ -276,6 +393,33 @@ class Sums:
         A[np.diag_indices(d)] += lam
         c = np.linalg.cholesky(A)
         return np.linalg.solve(c.T, np.linalg.solve(c, self.moment / self.total))
+
+
+_UNIT = 1 << 1126
+"""Levels are summed exactly as integers in units of ``2**-1126``: every positive double is ``M 2**(e - 53)``
+with an integer ``M < 2**53`` and ``e >= -1073``."""
+
+
+def exact_units(values) -> int:
+    """The exact sum of nonnegative finite doubles, as an integer in units of ``2**-1126``.
+
+    Each value is split by :func:`numpy.frexp` into a 53-bit integer mantissa and an exponent; the
+    mantissas are summed exactly per exponent in two 32-bit halves (``int64`` holds ``2**31`` rows of
+    each), and the groups are added as Python integers.  ``exact_units(a) / 2**1126`` is then the
+    correctly rounded sum, whatever the order of the values.
+    """
+    v = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if v.size == 0:
+        return 0
+    mantissa, exponent = np.frexp(v)
+    whole = (mantissa * 2.0 ** 53).astype(np.int64)                # exact: |mantissa| < 1 has 53 bits
+    total = 0
+    for e in np.unique(exponent).tolist():
+        group = whole[exponent == e]
+        high = int(np.sum(group >> 32, dtype=np.int64))
+        low = int(np.sum(group & 0xFFFFFFFF, dtype=np.int64))
+        total += ((high << 32) + low) << (e - 53 + 1126)
+    return total
 
 
 _MASK = (1 << 64) - 1
@@ -310,8 +454,10 @@ def level_digest(epsilons) -> str:
     Each level's IEEE 754 bits are mixed by SplitMix64's finalizer under two keys, and each lane is
     summed modulo ``2**64`` (a multiset hash), so the digest depends on the multiset of levels only: not
     on the rows' order, the files' layout, the chunks or the partitions, and it merges by addition.  It
-    lets a reader check that a model was fitted with the level column they hold (the levels are public);
-    it is a checksum, not a cryptographic commitment.
+    lets a reader check that a model was fitted with the level column they hold (the levels are public)
+    against accidents: another file, a changed, added or lost row.  It is a checksum, not a commitment:
+    its lanes are linear sums, so two columns built on purpose to collide can be found (by lattice
+    reduction); do not rely on it against someone who chooses the columns.
 
     Parameters
     ----------
@@ -324,7 +470,7 @@ def level_digest(epsilons) -> str:
 def _where(path, row: int) -> str:
     """Where data row ``row`` (from 1) is: the line a text editor shows in a CSV file (its header is line 1,
     each row one line), the row in a Parquet file or a partition."""
-    if isinstance(path, Path) and path.suffix.lower() == ".csv":
+    if isinstance(path, Path) and file_kind(path) in ("csv", "tsv"):
         return f"{path}, line {row + 1}"
     return f"{path}, row {row}"
 
@@ -333,21 +479,46 @@ def _refuse(path, row: int, column: str, value, allowed: str):
     raise ValueError(f"{_where(path, row)}, column {column!r}: {value!r} is outside the allowed range {allowed}")
 
 
+def _numbers(frame: pd.DataFrame, path, first: int) -> np.ndarray:
+    """The chunk as floats; a field that is not a number (text, a decimal comma) is refused with its place."""
+    out = np.empty(frame.shape, dtype=float)
+    for j, column in enumerate(frame.columns):
+        series = frame[column]
+        if pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+            out[:, j] = series.to_numpy(dtype=float, na_value=np.nan)
+            continue
+        numbers = pd.to_numeric(series, errors="coerce")
+        bad = (numbers.isna() & series.notna()).to_numpy()
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            value = series.iloc[r]
+            hint = " (a decimal comma? write a point)" if isinstance(value, str) and "," in value else ""
+            raise ValueError(f"{_where(path, first + r)}, column {column!r}: {value!r} is not a number{hint}")
+        out[:, j] = numbers.to_numpy(dtype=float, na_value=np.nan)
+    return out
+
+
+def _check_levels(eps: np.ndarray, path, first: int, epsilon: str) -> None:
+    """Every level finite and in ``(0, MAX_LEVEL]``, else refused with its place."""
+    bad = ~np.isfinite(eps) | (eps <= 0) | (eps > MAX_LEVEL)
+    if np.any(bad):
+        r = int(np.flatnonzero(bad)[0])
+        hint = (f" (a level above {MAX_LEVEL:g} protects nothing and is refused as a slip: fit rows that need no "
+                "privacy separately)") if eps[r] > MAX_LEVEL else ""
+        _refuse(path, first + r, epsilon, float(eps[r]), f"(0, {MAX_LEVEL:g}]{hint}")
+
+
 def _check_chunk(frame: pd.DataFrame, path, first: int, bounds: Bounds, label: str, epsilon: str, clip: bool):
     """Validate one chunk and map it into the domain: ``(X, y, eps, rows clipped)``."""
     cols = list(bounds.features) + [label, epsilon]
-    values = frame[cols].to_numpy(dtype=float, na_value=np.nan)
+    values = _numbers(frame[cols], path, first)
     bad = ~np.isfinite(values)
     if bad.any():
         r, c = np.argwhere(bad)[0]
         _refuse(path, first + int(r), cols[c], float(values[r, c]), "(a finite number; missing values "
                 "are refused)")
     eps = values[:, -1]
-    bad = (eps <= 0) | (eps > MAX_LEVEL)
-    if np.any(bad):
-        r = int(np.flatnonzero(bad)[0])
-        _refuse(path, first + r, epsilon, float(eps[r]), f"(0, {MAX_LEVEL:g}] (a level above {MAX_LEVEL:g} "
-                "protects nothing and is refused as a slip: fit rows that need no privacy separately)")
+    _check_levels(eps, path, first, epsilon)
     lower = np.append(bounds.lower, bounds.label_lower)
     upper = np.append(bounds.upper, bounds.label_upper)
     raw = values[:, :-1]
@@ -361,12 +532,16 @@ def _check_chunk(frame: pd.DataFrame, path, first: int, bounds: Bounds, label: s
         changed = int(np.sum(outside.any(axis=1)))
         raw = np.clip(raw, lower, upper)
     X = (raw[:, :-1] - bounds.lower) / (bounds.upper - bounds.lower)
-    y = 2.0 * (raw[:, -1] - bounds.label_lower) / (bounds.label_upper - bounds.label_lower) - 1.0
-    return np.clip(X, 0.0, 1.0), np.clip(y, -1.0, 1.0), eps, changed
+    # divide first: y - lower <= upper - lower, both finite (read_bounds), so nothing overflows
+    y = (raw[:, -1] - bounds.label_lower) / (bounds.label_upper - bounds.label_lower) * 2.0 - 1.0
+    X = np.clip(X, 0.0, 1.0)
+    if bounds.intercept:
+        X = np.hstack([X, np.ones((X.shape[0], 1))])
+    return X, np.clip(y, -1.0, 1.0), eps, changed
 
 
 def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False,
-               chunk_rows: int = CHUNK_ROWS, progress=None) -> Sums:
+               chunk_rows: int = CHUNK_ROWS, progress=None, ignore=()) -> Sums:
     """Read ``source`` in chunks, check and map every row, and return the sums.
 
     Features map to ``[0, 1]`` and the label to ``[-1, 1]`` with the declared bounds (the last
@@ -385,19 +560,23 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
         Rows per chunk.
     progress : callable, optional
         Called with the number of rows read after each chunk.
+    ignore : sequence of str
+        Columns to leave out on purpose.  Any other column that is neither a feature, the label nor the
+        level is refused: an undeclared column is usually a slip (a feature left out of the bounds file).
 
     Returns
     -------
     Sums
     """
     chunk_rows = check_count(chunk_rows, "chunk_rows")
-    sums = Sums.zeros(len(bounds.features))
+    sums = Sums.zeros(bounds.d)
     columns = list(bounds.features) + [label, epsilon]
     if len(set(columns)) != len(columns):
         raise ValueError(f"the label {label!r} and the privacy column {epsilon!r} must differ from each other "
                          f"and from the features {list(bounds.features)}")
+    allowed = set(columns) | set(ignore)
     for path in data_files(source):
-        for first, frame in _chunks(path, columns, chunk_rows):
+        for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
             sums.add(X, y, eps)
             sums.clipped += changed
@@ -422,8 +601,14 @@ def fit_sums(sums: Sums, lam, B=None, rng=None):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
     cal = calibrate(np.array([sums.level_min, sums.level_max]), lam, d, B)   # validates lam, d and B; names the theorem
     eta = sums.total / noise_scale(lam, d, cal.B)      # S / c_lambda, S over every row
-    theta_bar = sums.theta_bar(lam)
-    return theta_bar + _sample_l2_laplace(eta, d, 1, gen)[0], (cal.theorem, cal.B, eta)
+    if not (eta > 0 and np.isfinite(1.0 / eta)):
+        raise ValueError(f"the noise cannot be drawn: eta = sum(eps) / c_lambda = {eta!r}, and its scale 1/eta "
+                         f"overflows; the levels sum to {sums.total!r}, far too little for any use")
+    theta = sums.theta_bar(lam) + _sample_l2_laplace(eta, d, 1, gen)[0]
+    if not np.all(np.isfinite(theta)):   # the noise overflowed: an event of the noise alone (||theta_bar|| <= B)
+        raise ValueError(f"the noise overflowed (eta = {eta!r}): the levels sum to {sums.total!r}, far too little "
+                         f"for any use; nothing was written")
+    return theta, (cal.theorem, cal.B, eta)
 
 
 PAPER = ("K. Acharya, F. Boenisch, R. Naidu and J. Ziani, Personalized Differential Privacy for Ridge Regression, "
@@ -469,14 +654,79 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
     No row, no seed, and nothing else computed from the private features and labels (not even the
     number of rows ``--clip`` changed, which the command line reports to the operator on standard error).
     """
+    theta = np.asarray(theta, dtype=float)
+    coef, intercept = (theta[:-1], float(theta[-1])) if bounds.intercept else (theta, 0.0)
     return {
-        "coef": [float(v) for v in theta],
+        "coef": [float(v) for v in coef],
+        "intercept": intercept,
         "features": list(bounds.features),
         "lam": float(lam), "B": float(B), "eta": float(eta),
         "privacy": privacy_statement(sums, bounds, theorem),
-        "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1",
+        "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
+                   "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "
+                   "(python -m pdp_lib predict)",
         "library": f"pdp_lib {version('pdp_lib')}",
     }
+
+
+def read_model(path) -> dict:
+    """Read a model file written by ``python -m pdp_lib fit``; refuses a file that is not one, naming it."""
+    p = Path(path)
+    try:
+        record = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{p}: not a model file (not JSON: {exc})") from None
+    needed = {"coef", "features", "privacy"}
+    if not isinstance(record, dict) or not needed <= set(record) or "bounds" not in record.get("privacy", {}):
+        raise ValueError(f"{p}: not a model file of python -m pdp_lib fit (it needs {sorted(needed)} and the bounds)")
+    return record
+
+
+def predict_file(model: dict, source, out, *, chunk_rows: int = CHUNK_ROWS) -> int:
+    """Predict the label, in its own units, for every row of ``source``; write them as CSV to ``out``.
+
+    Each feature is mapped with the model's public bounds, ``x -> (x - lower) / (upper - lower)``, the
+    scaled prediction is ``coef . x + intercept``, and it is mapped back,
+    ``lower_y + (upper_y - lower_y) (prediction + 1) / 2``.  Nothing is clipped: a row outside the
+    bounds is extrapolated (the bounds constrain the training rows, for the guarantee, not new rows);
+    a missing or non-numeric feature is refused with its file, line and column.  Post-processing of
+    the released model, so it costs no privacy.  Other columns (the label, the levels) are ignored.
+    The output has one column, ``prediction``, a row per input row in the input's order (the files
+    of a folder or glob in sorted order); it is written whole or not at all.
+
+    Returns
+    -------
+    int
+        The number of rows predicted.
+    """
+    bounds = model["privacy"]["bounds"]
+    features = list(model["features"])
+    lower = np.array([bounds["features"][f][0] for f in features], dtype=float)
+    upper = np.array([bounds["features"][f][1] for f in features], dtype=float)
+    label_lower, label_upper = (float(v) for v in bounds["label"])
+    coef = np.asarray(model["coef"], dtype=float)
+    intercept = float(model.get("intercept", 0.0))
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    rows = 0
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as fh:
+            fh.write("prediction\n")
+            for path in data_files(source):
+                for first, frame in _chunks(path, features, check_count(chunk_rows, "chunk_rows")):
+                    values = _numbers(frame[features], path, first)
+                    bad = ~np.isfinite(values)
+                    if bad.any():
+                        r, c = np.argwhere(bad)[0]
+                        _refuse(path, first + int(r), features[c], float(values[r, c]), "(a finite number)")
+                    scaled = (values - lower) / (upper - lower) @ coef + intercept
+                    prediction = label_lower + (label_upper - label_lower) * (scaled + 1.0) / 2.0
+                    fh.write("".join(f"{v!r}\n" for v in prediction.tolist()))
+                    rows += len(prediction)
+        partial.replace(out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return rows
 
 
 def write_model(record: dict, path) -> None:

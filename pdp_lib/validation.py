@@ -50,6 +50,10 @@ def _as_float_array(value, name: str) -> np.ndarray:
     """Convert ``value`` to a float array without copying user data in place."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be array-like of numbers, got {type(value).__name__}")
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(value):
+        raise TypeError(f"{name} is a sparse {type(value).__name__}: sparse input is not supported; pass a dense "
+                        f"array ({name}.toarray())")
     pd = sys.modules.get("pandas")  # a DataFrame exists only once pandas is imported: no import here
     if pd is not None and isinstance(value, (pd.DataFrame, pd.Series)):
         # Mixed column dtypes (float next to bool, e.g. after pandas.get_dummies) and nullable
@@ -74,6 +78,14 @@ def _as_float_array(value, name: str) -> np.ndarray:
     return arr.astype(float, copy=True)
 
 
+def _check_not_empty(arr: np.ndarray, name: str, head: str = "must have n >= 1 rows and d >= 1 columns") -> None:
+    """A 2-D array needs ``n >= 1`` rows and ``d >= 1`` columns (also worded as scikit-learn words it)."""
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        what = (f"0 sample(s) (shape={arr.shape}) while a minimum of 1 is required" if arr.shape[0] < 1 else
+                f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required")
+        raise ValueError(f"{name} {head}, got shape {arr.shape}: found {what}.")
+
+
 def _first_bad(mask: np.ndarray):
     """Index (int or tuple) of the first ``True`` entry of ``mask`` in C order."""
     flat = int(np.flatnonzero(mask.ravel())[0])
@@ -90,11 +102,12 @@ def _check_interval(arr: np.ndarray, name: str, low: float, high: float,
     bad = ~np.isfinite(arr) | (arr < low) | (arr > high)
     if bad.any():
         idx = _first_bad(bad)
+        what = "" if np.isfinite(arr[idx]) else "; NaN and infinity are refused"
         raise ValueError(
             f"{name}[{_fmt_idx(idx)}] = "
             f"{float(arr[idx])!r} is outside the allowed range [{low:g}, {high:g}] "
             f"(the privacy guarantee assumes it; map the data into the domain first, "
-            f"e.g. with pdp_lib.preprocessing.{remedy} and public bounds)"
+            f"e.g. with pdp_lib.preprocessing.{remedy} and public bounds{what})"
         )
 
 
@@ -116,8 +129,7 @@ def check_features(X, name: str = "X") -> np.ndarray:
     arr = _as_float_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D of shape (n, d), got {arr.ndim}-D shape {arr.shape}")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have n >= 1 rows and d >= 1 columns, got shape {arr.shape}")
+    _check_not_empty(arr, name)
     _check_interval(arr, name, 0.0, 1.0)
     return arr
 
@@ -253,6 +265,8 @@ def check_finite(value, name: str, ndim: tuple = (1, 2)) -> np.ndarray:
         dims = " or ".join(f"{k}-D" for k in ndim)
         raise ValueError(f"{name} must be {dims}, got shape {arr.shape}")
     if arr.size == 0:
+        if arr.ndim == 2:
+            _check_not_empty(arr, name, "must not be empty")
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():

@@ -56,9 +56,21 @@ def fail(*args, **kwargs):
     raise AssertionError("recomputed a cached target")
 
 
+def _entries(store):
+    return sorted(store.glob("*.entry"))
+
+
+def _only_entries_and_locks(store) -> bool:
+    """Nothing in the cache but entries and the folder of lock files (one per key computed here)."""
+    others = [p for p in store.iterdir() if p.suffix != ".entry"]
+    locks = store / "locks"
+    return others in ([], [locks]) and all(p.suffix == ".lock" and p.stat().st_size == 0 for p in
+                                           (locks.iterdir() if locks.exists() else []))
+
+
 def test_cached_equals_computed_bit_for_bit_and_is_reused(store, fresh, monkeypatch):
     first = cache.reproduce_cached(["table-2", "table-4"], **KW)
-    assert len(list(store.glob("*.entry"))) == 2 and len(list(store.iterdir())) == 2
+    assert len(_entries(store)) == 2 and _only_entries_and_locks(store)
     for t in fresh:
         assert_same(first[t], fresh[t])
     monkeypatch.setattr(cache, "reproduce_many", fail)
@@ -136,7 +148,8 @@ def test_an_entry_round_trips_bit_for_bit_and_holds_no_pickle():
 
 def test_no_entry_file_is_a_pickle(store):
     cache.reproduce_cached(["table-2", "table-14"], runs=100)
-    for path in store.iterdir():
+    assert _only_entries_and_locks(store)
+    for path in _entries(store):
         data = path.read_bytes()
         assert path.suffix == ".entry" and data.startswith(cache._FORMAT) and b"\x80" not in data[:2]
         with pytest.raises(pickle.UnpicklingError):
@@ -172,7 +185,7 @@ DAMAGES = {
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_entry_is_reported_recomputed_and_rewritten(store, fresh, damage):
     cache.reproduce_cached(["table-2"], **KW)
-    [path] = store.iterdir()
+    [path] = _entries(store)
     path.write_bytes(DAMAGES[damage](path.read_bytes(), path))
     with pytest.warns(RuntimeWarning, match=re.escape(str(path))):
         out = cache.reproduce_cached(["table-2"], **KW)["table-2"]
@@ -333,8 +346,33 @@ def test_stale_code_is_never_served(tmp_path):
     assert b["first"] == [b["own"], []] and b["second"] == [b["own"], []]
     assert b["own"] != a["before"]
     assert b["after"][0] == b["own"] and "bypassed" in b["after"][1][0]
-    assert len(list(store.iterdir())) == 1
+    assert len(_entries(store)) == 1
     # C: a fresh process after the second edit gets the second edit's numbers, never the old ones
     c = run(RUN_C)
     assert c["cached"] == [c["own"], []] and c["own"] not in (a["before"], b["own"])
-    assert len(list(store.iterdir())) == 2
+    assert len(_entries(store)) == 2
+
+
+def test_a_missing_target_is_computed_by_one_process_while_another_waits(store):
+    """Two processes ask for the same missing target at once: one computes and stores it, the other waits on
+    the key's lock and reads the entry (it never calls reproduce_many), and both get the same table."""
+    script = textwrap.dedent(f"""
+        import json, sys, time
+        from pdp_lib.experiments import cache
+        calls = []
+        real = cache.reproduce_many
+        def counted(targets, **kw):
+            calls.append(list(targets))
+            time.sleep(3)                                  # hold the lock long enough for the other to wait
+            return real(targets, **kw)
+        cache.reproduce_many = counted
+        cache._stale = lambda: None
+        table = cache.reproduce_cached(["table-2"], runs=50)["table-2"]
+        print(json.dumps({{"calls": calls, "sum": float(table["value"].sum())}}))
+    """)
+    env = {**os.environ, "PDP_LIB_CACHE": str(store)}
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
+    assert sorted(len(r["calls"]) for r in results) == [0, 1]           # computed once, read once
+    assert results[0]["sum"] == results[1]["sum"] and len(_entries(store)) == 1

@@ -20,8 +20,9 @@ def _run(*args, env=None):
 
 
 def _environment(**variables):
-    """This process's environment without ``OPENBLAS_THREAD_TIMEOUT``, plus ``variables``."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    """This process's environment without ``OPENBLAS_THREAD_TIMEOUT`` and ``OPENBLAS_NUM_THREADS`` (make test
+    gives its workers one BLAS thread; the command line runs with OpenBLAS's own count), plus ``variables``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "OPENBLAS_NUM_THREADS")}
     return {**env, **variables}
 
 

@@ -79,16 +79,41 @@ def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
         comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=1.0)
 
 
+def test_the_mean_predictor_is_the_training_mean_on_the_test_rows(tmp_path):
+    raw = _table(900)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=3, masks=2)
+    test = comparison._test_rows(3, 0, 0, len(raw), 0.2)
+    mean = raw["y"].to_numpy()[~test].mean()
+    expected = np.mean((raw["y"].to_numpy()[test] - mean) ** 2)                 # by hand
+    table = comparison.expected_losses(sums, [1.0]).set_index("method")
+    assert table.loc["mean", "loss"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_compare_writes_nothing_when_a_row_is_refused(tmp_path, capsys):
+    from pdp_lib import cli
+    raw = _table(300)
+    raw.loc[250, "eps"] = -1.0
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "results"
+    assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--out", str(out)]) == 2
+    assert "line 252, column 'eps'" in capsys.readouterr().err and not out.exists()
+
+
 def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     from pdp_lib import cli
     _table(800).to_csv(tmp_path / "d.csv", index=False)
     out = tmp_path / "out"
     status = cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "0.1,1,10",
                        "--masks", "3", "--out", str(out)])
-    assert status == 0 and "training and" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert status == 0 and "training and" in printed and comparison.NOTE in printed
     table = pd.read_csv(out / "comparison.csv")
-    assert list(table.columns) == ["lam", "method", "loss", "se"] and len(table) == 3 * len(comparison.METHODS)
-    assert (out / "comparison.md").read_text().startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |")
+    assert list(table.columns) == ["lam", "method", "loss", "se", "units"] and len(table) == 3 * len(comparison.METHODS)
+    assert set(table["units"]) == {"squared scaled label ([-1, 1]); not private: reads the test rows"}
+    markdown = (out / "comparison.md").read_text()
+    assert markdown.startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |") and markdown.strip().endswith(comparison.NOTE)
     assert (out / "comparison.png").read_bytes()[:4] == b"\x89PNG"
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
                      "--out", str(out)]) == 2

@@ -88,7 +88,8 @@ def test_clone_get_set_params(small_data):
     est = PersonalizedRidge(lam=3.0, B=0.5, random_state=9).fit(X, y, eps)
     c = clone(est)
     assert c.get_params() == {"lam": 3.0, "B": 0.5, "random_state": 9, "lam_grid": None, "tuning_share": 1.0,
-                              "validation_fraction": 0.5, "noise": "l2", "delta": None}
+                              "validation_fraction": 0.5, "noise": "l2", "delta": None, "epsilon": None,
+                              "fit_intercept": False}
     assert not hasattr(c, "coef_")
     c.set_params(lam=0.25)
     assert c.lam == 0.25 and est.lam == 3.0
@@ -181,3 +182,96 @@ def test_score_is_r2():
     pred = X @ est.coef_
     r2 = 1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
     assert est.score(X, y) == pytest.approx(r2, rel=1e-12)
+
+
+# ---- scikit-learn's conventions: levels as routed metadata, one level for all, intercept, column names ----
+
+def test_levels_routed_as_metadata_through_a_pipeline_and_cross_validation():
+    import sklearn
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, y, eps = make_domain_data(60, 3, seed=11)
+    raw = 10 + 20 * X                                            # a user's units, public bounds [10, 30]
+    with sklearn.config_context(enable_metadata_routing=True):
+        ridge = PersonalizedRidge(lam=0.5, random_state=4).set_fit_request(epsilons=True)
+        pipe = make_pipeline(DomainScaler(lower=10, upper=30), ridge)
+        pipe.fit(raw, y, epsilons=eps)
+        np.testing.assert_allclose(pipe[-1].coef_, pdp_op(X, y, eps, 0.5, rng=4), rtol=1e-12)
+        folds = KFold(3)
+        scores = cross_val_score(pipe, raw, y, cv=folds, params={"epsilons": eps})
+    for score, (train, test) in zip(scores, folds.split(raw)):   # each fold fitted with its own rows' levels
+        theta = pdp_op(X[train], y[train], eps[train], 0.5, rng=4)
+        residual = y[test] - X[test] @ theta
+        assert score == pytest.approx(1 - residual @ residual / np.sum((y[test] - y[test].mean()) ** 2), rel=1e-10)
+
+
+def test_one_level_for_every_row_fits_without_epsilons():
+    X, y, eps = make_domain_data(30, 2, seed=2)
+    est = PersonalizedRidge(lam=2.0, epsilon=0.5, random_state=8).fit(X, y)
+    np.testing.assert_array_equal(est.coef_, pdp_op(X, y, np.full(30, 0.5), 2.0, rng=8))
+    assert make_pipeline(PersonalizedRidge(epsilon=0.5, random_state=8)).fit(X, y)[-1].coef_.shape == (2,)
+    with pytest.raises(ValueError, match="epsilons and epsilon = 0.5 are both given"):
+        PersonalizedRidge(epsilon=0.5).fit(X, y, eps)
+    with pytest.raises(TypeError, match=r"epsilons must be array-like .* set epsilon= on the estimator"):
+        PersonalizedRidge().fit(X, y)
+    with pytest.raises(ValueError, match=r"epsilon = -1.0 is outside the allowed range"):
+        PersonalizedRidge(epsilon=-1.0).fit(X, y)
+
+
+def test_the_intercept_is_a_constant_feature_in_the_domain():
+    X, y, eps = make_domain_data(40, 3, seed=5)
+    est = PersonalizedRidge(lam=0.3, fit_intercept=True, random_state=1).fit(X, y, eps)
+    theta = pdp_op(np.hstack([X, np.ones((40, 1))]), y, eps, 0.3, rng=1)     # d + 1 in the calibration
+    np.testing.assert_array_equal(est.coef_, theta[:3])
+    assert est.intercept_ == theta[3] and est.n_features_in_ == 3
+    np.testing.assert_allclose(est.predict(X), X @ theta[:3] + theta[3], rtol=1e-14)
+    assert PersonalizedRidge(random_state=1).fit(X, y, eps).intercept_ == 0.0
+
+
+def test_column_names_are_kept_and_checked_at_predict():
+    X, y, eps = make_domain_data(25, 3, seed=6)
+    frame = pd.DataFrame(X, columns=["age", "bmi", "children"])
+    est = PersonalizedRidge(random_state=3).fit(frame, y, eps)
+    assert list(est.feature_names_in_) == ["age", "bmi", "children"]
+    np.testing.assert_allclose(est.predict(frame), X @ est.coef_, rtol=1e-14)
+    with pytest.raises(ValueError, match=r"columns differ from fit's at position 0"):
+        est.predict(frame[["bmi", "age", "children"]])            # reordered: refused, never silently wrong
+    with pytest.raises(ValueError, match=r"X has no column names"):
+        est.predict(X)
+    assert not hasattr(PersonalizedRidge(random_state=3).fit(X, y, eps), "feature_names_in_")
+
+
+# Every check of scikit-learn's check_estimator that fails, with the reason. Most feed data outside the domain
+# [0, 1]^d x [-1, 1], which the privacy proof assumes and the estimator refuses (it never rescales silently).
+EXPECTED_FAILURES = {
+    "check_complex_data": "complex input raises TypeError (a value of the wrong kind), not ValueError",
+    "check_dtype_object": "object arrays are refused: converting one could turn strings into numbers",
+}
+
+
+def test_check_estimator_fails_only_where_the_domain_or_a_listed_reason_says():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(PersonalizedRidge(epsilon=1.0, random_state=0), on_fail=None)
+    failed = [r for r in results if r["status"] == "failed"]
+    outside = [r for r in failed if "is outside the allowed range [0, 1]" in str(r["exception"])
+               or "is outside the allowed range [-1, 1]" in str(r["exception"])]
+    others = {r["check_name"] for r in failed if r not in outside}
+    assert others == set(EXPECTED_FAILURES)
+    passed = {r["check_name"] for r in results if r["status"] == "passed"}
+    assert {"check_get_params_invariance", "check_set_params", "check_no_attributes_set_in_init",
+            "check_parameters_default_constructible", "check_estimators_unfitted", "check_estimators_nan_inf",
+            "check_estimators_empty_data_messages", "check_estimator_sparse_array", "check_fit_non_negative",
+            "check_supervised_y_no_nan", "check_estimator_cloneable"} <= passed
+
+
+def test_pickled_and_refitted_models_are_the_same(small_data):
+    import pickle
+
+    X, y, eps = small_data
+    est = PersonalizedRidge(lam=0.4, fit_intercept=True, random_state=2).fit(pd.DataFrame(X, columns=list("abc")), y, eps)
+    again = pickle.loads(pickle.dumps(est))
+    frame = pd.DataFrame(X, columns=list("abc"))
+    np.testing.assert_array_equal(again.predict(frame), est.predict(frame))
+    first = est.coef_.copy()
+    np.testing.assert_array_equal(est.fit(frame, y, eps).coef_, first)        # an int seed: the same fit again

@@ -35,9 +35,14 @@ def test_every_library_dependency_is_pinned_inside_its_range():
         assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"
     extras = [Requirement(r) for group in project["project"]["optional-dependencies"].values() for r in group]
     assert {r.name for r in extras} >= {"matplotlib", "myst-nb", "ipython"}     # what pdp_lib.replication.rendering imports
+    groups = project["project"]["optional-dependencies"]
     for req in extras:
         key = re.sub(r"[-_.]+", "-", req.name).lower()
+        if key == "pdp-lib":                                   # an extra made of the package's other extras
+            assert req.extras and req.extras <= set(groups) - {"all"}, req
+            continue
         assert pins[key] in req.specifier, f"{req.name}=={pins[key]} is outside {req.specifier}"
+    assert {"parquet", "cluster", "plot"} <= set(Requirement(groups["all"][0]).extras)
     build = [Requirement(r) for r in project["build-system"]["requires"]]
     for req in build:
         assert pins[req.name] in req.specifier, f"build requirement {req} not met by the pin {pins[req.name]}"

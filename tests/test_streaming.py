@@ -2,6 +2,7 @@
 in-memory mechanism, every refusal named by file, row and column, and the model file."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -123,7 +124,7 @@ def test_the_released_fields_do_not_depend_on_the_private_rows(tmp_path, capsys)
         files.append(json.loads(out.read_text()))
     a, b = files
     assert a["coef"] != b["coef"]
-    for key in ("features", "lam", "B", "eta", "privacy", "scaling", "library"):
+    for key in ("intercept", "features", "lam", "B", "eta", "privacy", "scaling", "library"):
         assert a[key] == b[key], key
     assert "clip" not in json.dumps(a)
 
@@ -148,7 +149,7 @@ def test_the_level_summary_has_a_size_free_of_rows_and_distinct_levels():
 def test_an_unwritable_out_is_refused_before_any_row_is_read(tmp_path, capsys):
     status = cli.main(["fit", str(tmp_path / "absent.csv"), "--label", "y", "--epsilon", "e", "--lam", "1",
                        "--out", str(tmp_path / "no" / "such" / "model.json")])
-    assert status == 2 and "cannot write --out" in capsys.readouterr().err      # not "no CSV or Parquet file"
+    assert status == 2 and "cannot write --out" in capsys.readouterr().err      # not "no CSV, TSV or Parquet file"
 
 
 def test_noise_that_dominates_is_said(tmp_path, capsys):
@@ -197,7 +198,7 @@ def test_clip_clamps_and_counts(tmp_path):
 def test_missing_files_columns_and_bad_bounds_are_refused(tmp_path):
     bounds_path = _bounds_file(tmp_path)
     bounds = streaming.read_bounds(bounds_path)
-    with pytest.raises(FileNotFoundError, match="no CSV or Parquet file found"):
+    with pytest.raises(FileNotFoundError, match="no CSV, TSV or Parquet file found"):
         streaming.accumulate(tmp_path / "absent.csv", bounds, "charges", "eps")
     _table(10).drop(columns="f1").to_csv(tmp_path / "d.csv", index=False)
     with pytest.raises(ValueError, match=r"d.csv: column 'f1' is missing"):
@@ -229,10 +230,157 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     assert privacy["levels"] == {"rows": 2000, "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1, "max": 1.0,
                                  "digest": streaming.level_digest(eps)}
     assert "replace one" in privacy["neighbouring_relation"] and "exact arithmetic" in privacy["floating_point"]
-    assert "seed" not in json.dumps(model) and set(model) == {"coef", "features", "lam", "B", "eta", "privacy",
+    assert "seed" not in json.dumps(model) and set(model) == {"coef", "intercept", "features", "lam", "B", "eta", "privacy",
                                                               "scaling", "library"}
     status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps",
                        "--lam", "2", "--out", str(out)])      # no bounds: the raw values are outside [0, 1]
     assert status == 2 and "data.csv, line 2, column 'f0'" in capsys.readouterr().err
     assert cli.main(["fit", "x.csv", "--label", "a", "--epsilon", "b", "--lam", "0", "--out", "m"]) == 2
     assert "--lam = 0.0 is outside the allowed range (0, inf)" in capsys.readouterr().err
+
+
+# ---- every careless input refused: non-zero exit, one line naming the file and line, nothing written ----
+
+def _write_table(tmp_path, name="data.csv", rows=40, edit=None):
+    raw = _table(rows)
+    path = tmp_path / name
+    raw.to_csv(path, index=False, compression="gzip" if name.endswith(".gz") else None,
+               sep="\t" if ".tsv" in name else ",")
+    if edit is not None:
+        lines = path.read_bytes().split(b"\n")
+        edit(lines)
+        path.write_bytes(b"\n".join(lines))
+    return path
+
+
+def _set_field(line_index, field, text):
+    def edit(lines):
+        fields = lines[line_index].split(b",")
+        fields[field] = text
+        lines[line_index] = b",".join(fields)
+    return edit
+
+
+BAD_FILES = [   # (what, file name, edit of the file's lines, expected message); fields: f0, f1, f2, charges, eps
+    ("a string in a numeric column", "data.csv", _set_field(2, 1, b"abc"),
+     r"data.csv, line 3, column 'f1': 'abc' is not a number"),
+    ("a decimal comma", "data.csv", _set_field(4, 0, b'"12,5"'),
+     r"data.csv, line 5, column 'f0': '12,5' is not a number \(a decimal comma\? write a point\)"),
+    ("bad UTF-8", "data.csv", lambda lines: lines.__setitem__(6, lines[6] + b"\xff"),
+     r"data.csv, line 7: not UTF-8 text"),
+    ("an extra field", "data.csv", lambda lines: lines.__setitem__(9, lines[9] + b",3"),
+     r"data.csv, line 10: 6 fields, but the header has 5"),
+    ("an extra field in the first row", "data.csv", lambda lines: lines.__setitem__(1, lines[1] + b",3"),
+     r"data.csv, line 2: more fields than the header has"),
+    ("a missing field", "data.csv", lambda lines: lines.__setitem__(3, lines[3].rsplit(b",", 1)[0]),
+     r"data.csv, line 4, column 'eps': nan is outside the allowed range"),
+    ("a blank line", "data.csv", lambda lines: lines.insert(5, b""),
+     r"data.csv, line 6, column '(f0|eps)': nan is outside the allowed range"),     # compare reads the levels first
+    ("an empty file", "data.csv", lambda lines: lines.clear(), r"data.csv: empty file: no header line"),
+    ("a header only", "data.csv", lambda lines: lines.__delitem__(slice(1, None)), r"data.csv: no rows"),
+    ("an undeclared column", "data.csv",
+     lambda lines: lines.__setitem__(slice(None), [ln + (b",note" if k == 0 else b",x") for k, ln in enumerate(lines)
+                                                   if ln]),
+     r"data.csv: column 'note' is neither a feature declared in the bounds, the label nor the level"),
+    ("a duplicated column", "data.csv", lambda lines: lines.__setitem__(0, lines[0].replace(b"f2", b"f1")),
+     r"data.csv: column 'f1' appears twice in the header"),
+    ("a level of 1e308", "data.csv", _set_field(8, 4, b"1e308"),
+     r"data.csv, line 9, column 'eps': 1e\+308 is outside the allowed range \(0, 100\] \(a level above 100"),
+    ("a level of 0", "data.csv", _set_field(8, 4, b"0"), r"data.csv, line 9, column 'eps': 0.0 is outside"),
+    ("a negative level", "data.csv", _set_field(8, 4, b"-0.5"), r"line 9, column 'eps': -0.5 is outside the allowed "
+                                                                r"range \(0, 100\]$"),
+    ("an infinite level", "data.csv", _set_field(8, 4, b"inf"), r"data.csv, line 9, column 'eps': inf is outside"),
+    ("a name no reader takes", "data.txt", None, r"data.txt: not a file named .csv, .csv.gz, .tsv, .tsv.gz or "
+                                                 r".parquet"),
+    ("a corrupt Parquet file", "data.parquet", lambda lines: lines.__setitem__(slice(None), [b"PAR1 not really"]),
+     r"data.parquet: not a readable Parquet file"),
+]
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+@pytest.mark.parametrize("what, name, edit, message", BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_every_careless_input_is_refused_in_one_line_with_nothing_written(tmp_path, capsys, command, what, name,
+                                                                          edit, message):
+    path = _write_table(tmp_path, name, edit=edit)
+    out = tmp_path / ("model.json" if command == "fit" else "results")
+    args = [command, str(path), "--label", "charges", "--epsilon", "eps", "--bounds", str(_bounds_file(tmp_path)),
+            "--out", str(out)] + (["--lam", "1"] if command == "fit" else ["--lams", "1"])
+    if what == "a header only" and command == "compare":
+        message = r"data.csv: no training rows"
+    status = cli.main(args)
+    # compare's progress bar ("compare: 0 rows ...") may precede the one line of the error
+    err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("compare: ")]
+    assert status == 2 and len(err) == 1, err
+    assert re.search(message, err[0]) and err[0].startswith(f"python -m pdp_lib {command}: error: "), err
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+
+
+def test_undeclared_columns_left_out_on_purpose_and_other_file_names(tmp_path, capsys):
+    for name in ("data.CSV", "data.csv.gz", "data.tsv"):
+        folder = tmp_path / name.replace(".", "_")
+        folder.mkdir()
+        path = _write_table(folder, name)
+        status = cli.main(["fit", str(path), "--label", "charges", "--epsilon", "eps", "--lam", "1", "--bounds",
+                           str(_bounds_file(tmp_path)), "--seed", "1", "--out", str(folder / "m.json")])
+        assert status == 0, capsys.readouterr().err
+    capsys.readouterr()
+    raw = _table(40).assign(note="free text")
+    raw.to_csv(tmp_path / "notes.csv", index=False)
+    base = ["fit", str(tmp_path / "notes.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1", "--bounds",
+            str(_bounds_file(tmp_path)), "--seed", "1", "--out", str(tmp_path / "n.json")]
+    assert cli.main(base) == 2 and "--ignore note" in capsys.readouterr().err
+    assert cli.main(base + ["--ignore", "note"]) == 0
+    same = json.loads((tmp_path / "n.json").read_text())
+    assert same["coef"] == json.loads((tmp_path / "data_CSV" / "m.json").read_text())["coef"]
+
+
+def test_levels_too_small_to_draw_the_noise_are_refused(tmp_path, capsys):
+    raw = _table(5)
+    raw["eps"] = 1e-308
+    raw.to_csv(tmp_path / "tiny.csv", index=False)
+    out = tmp_path / "m.json"
+    status = cli.main(["fit", str(tmp_path / "tiny.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+                       "--bounds", str(_bounds_file(tmp_path)), "--out", str(out)])
+    assert status == 2 and "far too little for any use" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_level_sum_and_eta_are_exact_whatever_the_chunks(tmp_path):
+    from fractions import Fraction
+
+    raw = _table(997, seed=4)
+    raw["eps"] = np.random.default_rng(1).uniform(0.01, 1.0, 997)      # every level distinct
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    raw.iloc[::-1].to_csv(tmp_path / "reversed.csv", index=False)
+    bounds = streaming.read_bounds(_bounds_file(tmp_path))
+    exact = float(sum(Fraction(v) for v in raw["eps"]))                    # correctly rounded, independently
+    totals = set()
+    for name, chunk in (("d.csv", 1), ("d.csv", 7), ("d.csv", 333), ("reversed.csv", 100)):
+        sums = streaming.accumulate(tmp_path / name, bounds, "charges", "eps", chunk_rows=chunk)
+        totals.add((sums.total, streaming.fit_sums(sums, 1.0, rng=0)[1][2], sums.level_summary()["digest"]))
+    assert len(totals) == 1 and totals.pop()[0] == exact
+    assert streaming.exact_units([0.1, 0.2]) / 2**1126 == float(Fraction(0.1) + Fraction(0.2))
+    assert streaming.exact_units([5e-324, 100.0]) == (1 << 52) + (100 << 1126)    # the smallest subnormal
+
+
+def _splitmix_digest(values):
+    """The level digest written out independently: SplitMix64's finalizer on each double's bits, two keys."""
+    import struct
+
+    mask = (1 << 64) - 1
+
+    def mix(z):
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    lanes = []
+    for key in (0x243F6A8885A308D3, 0x13198A2E03707344):
+        lanes.append(sum(mix(struct.unpack("<Q", struct.pack("<d", v))[0] ^ key) for v in values) & mask)
+    return f"{lanes[0]:016x}{lanes[1]:016x}"
+
+
+def test_the_level_digest_is_its_definition():
+    rng = np.random.default_rng(9)
+    for values in ([0.1], [0.1, 0.5, 0.5], list(rng.uniform(0.01, 100, 1000))):
+        assert streaming.level_digest(values) == _splitmix_digest(values)
+    assert streaming.level_digest([0.1, 0.5]) != streaming.level_digest([0.2, 0.4])    # same count and sum

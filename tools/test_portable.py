@@ -7,13 +7,19 @@ re-runs every chapter under nbval with the same pinned wheels but other kernels:
 * OpenBLAS's kernel set through ``OPENBLAS_CORETYPE`` (e.g. ``Sandybridge``, ``Haswell``);
 * NumPy's SIMD dispatch through ``NPY_DISABLE_CPU_FEATURES`` (NumPy >= 2.4 groups features
   as ``X86_V2/V3/V4``);
-* one BLAS thread (``OPENBLAS_NUM_THREADS=1``) where ``make test`` uses several.
+* the number of BLAS threads: one in the Sandybridge configuration, as in ``make test`` (whose
+  workers take one BLAS thread each, so that they do not compete for the cores), and two in the
+  Haswell one, the several threads a reader's notebook uses (with ``OPENBLAS_THREAD_TIMEOUT=16``,
+  so that its idle threads sleep instead of spinning on the core the other configuration needs;
+  that changes when a thread waits, never how a product is split, so no number).
 
 Each configuration is checked before use: the kernel OpenBLAS reports and NumPy's active SIMD
 extensions must differ from the default environment's, or the configuration is not "another
 machine" and the tool says so and fails.  Configurations run in parallel, one per core (at
-most ``--jobs``); each writes its log to ``_build/portable/NAME.log``.  Exit status 0 when
-every configuration passes.
+most ``--jobs``); each writes its log to ``_build/portable/NAME.log``.  ``--interpreter
+NAME=PYTHON`` runs configuration NAME under another Python (CI runs the Haswell configuration
+under the newest supported Python, in its own environment).  Exit status 0 when every
+configuration passes.
 """
 
 from __future__ import annotations
@@ -34,9 +40,11 @@ LOGS = ROOT / "_build" / "portable"
 # Only core types every x86-64 CPU of the last decade supports (AVX and AVX2 kernels).
 _X86 = {
     "sandybridge-sse": {"OPENBLAS_CORETYPE": "Sandybridge",
-                        "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"},
+                        "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
+                        "OPENBLAS_NUM_THREADS": "1"},
     "haswell-avx2": {"OPENBLAS_CORETYPE": "Haswell",
-                     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
+                     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+                     "OPENBLAS_NUM_THREADS": "2", "OPENBLAS_THREAD_TIMEOUT": "16"},
 }
 _COMMON = {"OPENBLAS_NUM_THREADS": "1"}
 
@@ -51,15 +59,15 @@ _PROBE = ("import json, numpy, threadpoolctl;"
 
 def _environment(extra: dict) -> dict:
     env = dict(os.environ)
-    for key in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS"):
+    for key in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT"):
         env.pop(key, None)
     env.update(extra)
     return env
 
 
-def probe(extra: dict) -> dict:
+def probe(extra: dict, python: str = sys.executable) -> dict:
     """The OpenBLAS kernel, its thread count and NumPy's active SIMD features under ``extra``."""
-    out = subprocess.run([sys.executable, "-c", _PROBE], env=_environment(extra), check=True,
+    out = subprocess.run([python, "-c", _PROBE], env=_environment(extra), check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout)
 
@@ -67,7 +75,7 @@ def probe(extra: dict) -> dict:
 def configurations() -> dict:
     """The configurations to test on this machine: name -> environment variables."""
     if platform.machine() in ("x86_64", "AMD64"):
-        return {name: {**cfg, **_COMMON} for name, cfg in _X86.items()}
+        return {name: {**_COMMON, **cfg} for name, cfg in _X86.items()}
     # elsewhere the kernel switches above do not apply: vary the threads and NumPy's dispatch
     return {"one-thread": dict(_COMMON),
             "one-thread-baseline-simd": {**_COMMON, "NPY_DISABLE_CPU_FEATURES": "ASIMDHP ASIMDDP ASIMDFHM SVE"}}
@@ -78,20 +86,33 @@ def main(argv=None) -> int:
     parser.add_argument("paths", nargs="*", default=["book"], help="notebooks or folders (default: book)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="configurations run at once (default: min(2, cores))")
+    parser.add_argument("--interpreter", metavar="NAME=PYTHON", action="append", default=[],
+                        help="run configuration NAME under another Python (repeatable)")
     args = parser.parse_args(argv)
+    pythons = {}
+    for item in args.interpreter:
+        name, sep, python = item.partition("=")
+        if not sep or not python:
+            parser.error(f"--interpreter {item!r}: give NAME=PYTHON")
+        pythons[name] = python
     default = probe({})
     print(f"default environment: OpenBLAS kernel {default['blas']}, {default['threads']} thread(s), "
           f"{len(default['simd'])} NumPy SIMD features")
     configs = configurations()
+    unknown = sorted(set(pythons) - set(configs))
+    if unknown:
+        parser.error(f"--interpreter names no configuration {unknown[0]!r}; the configurations: {sorted(configs)}")
     for name, extra in configs.items():
-        seen = probe(extra)
-        print(f"{name}: OpenBLAS kernel {seen['blas']}, {seen['threads']} thread(s), "
+        python = pythons.get(name, sys.executable)
+        seen = probe(extra, python)
+        version = subprocess.run([python, "--version"], check=True, capture_output=True, text=True).stdout.strip()
+        print(f"{name}: {version}, OpenBLAS kernel {seen['blas']}, {seen['threads']} thread(s), "
               f"{len(seen['simd'])} NumPy SIMD features")
         if (seen["blas"], seen["threads"], seen["simd"]) == (default["blas"], default["threads"], default["simd"]):
             print(f"{name}: the same kernels as the default environment; not another machine", file=sys.stderr)
             return 1
     LOGS.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pytest", *args.paths, "--nbval", "--nbval-current-env",
+    options = [*args.paths, "--nbval", "--nbval-current-env",
                "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), "-p", "no:cacheprovider", "-q"]
     pending = list(configs.items())
     running, failed = [], []
@@ -103,6 +124,7 @@ def main(argv=None) -> int:
             # a fresh cache of rebuilt tables (pdp_lib.experiments.cache) per configuration: every
             # table is computed under that configuration's kernels, once, and shared by its chapters
             cache = tempfile.mkdtemp(prefix=f"pdp_cache_{name}_")
+            command = [pythons.get(name, sys.executable), "-m", "pytest", *options]
             running.append((name, log, subprocess.Popen(command, cwd=ROOT, env=_environment({**extra, "PDP_LIB_CACHE": cache}),
                                                         stdout=log, stderr=subprocess.STDOUT)))
         for item in list(running):

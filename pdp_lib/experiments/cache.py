@@ -42,7 +42,9 @@ with a warning naming it, recomputed and rewritten.  The checksum detects damage
 point ``PDP_LIB_CACHE`` only at a folder others cannot write to.  The cache lives in
 ``PDP_LIB_CACHE`` when set (``off`` disables it), else in ``_build/cache`` of the repository
 holding ``pdp_lib`` (``make clean`` removes it), else in ``~/.cache/pdp_lib``.  Writes are
-atomic, so chapters executed in parallel can share it.
+atomic, so chapters executed in parallel can share it, and a missing target is computed by one
+process at a time: another process that needs it waits on the key's lock file (``locks/<key>.lock``,
+``fcntl``; none on systems without it), then reads the entry instead of computing it again.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ import sys
 import tempfile
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -292,20 +295,54 @@ def reproduce_cached(targets, **kwargs) -> dict:
         return reproduce_many(targets, **kwargs)
     keys = {t: cache_key(t, kwargs) for t in targets}
     paths = {t: directory / f"{k}.entry" for t, k in keys.items()}
-    found = {}
-    for target, path in paths.items():
-        if path.is_file():
-            try:
-                found[target] = _decode(path.read_bytes(), keys[target])
-            except _Damaged as damage:
-                warnings.warn(f"pdp_lib cache: ignoring the entry {path} for {target!r} ({damage}); "
-                              f"recomputing and rewriting it", RuntimeWarning, stacklevel=2)
-    missing = [t for t in paths if t not in found]
-    computed = reproduce_many(missing, **kwargs) if missing else {}
-    reason = _stale() if computed else None   # after the computation: the code it ran
-    if reason is not None:
-        warnings.warn(f"pdp_lib cache: nothing stored: {reason}", RuntimeWarning, stacklevel=2)
-    else:
-        for target, table in computed.items():
-            _write(paths[target], _encode(table, keys[target]))
+    found = {t: table for t in targets if (table := _read_entry(t, paths[t], keys[t])) is not None}
+    missing = [t for t in targets if t not in found]
+    computed = {}
+    if missing:
+        # one process at a time computes a missing target: another that needs it waits for its entry
+        with _locked([directory / "locks" / f"{keys[t]}.lock" for t in missing]):
+            found.update({t: table for t in missing if (table := _read_entry(t, paths[t], keys[t])) is not None})
+            missing = [t for t in missing if t not in found]
+            computed = reproduce_many(missing, **kwargs) if missing else {}
+            reason = _stale() if computed else None   # after the computation: the code it ran
+            if reason is not None:
+                warnings.warn(f"pdp_lib cache: nothing stored: {reason}", RuntimeWarning, stacklevel=2)
+            else:
+                for target, table in computed.items():
+                    _write(paths[target], _encode(table, keys[target]))
     return {t: found[t] if t in found else computed[t] for t in targets}
+
+
+def _read_entry(target: str, path: Path, key: str):
+    """The table stored under ``key``, or ``None`` when there is none or it is damaged (with a warning)."""
+    if not path.is_file():
+        return None
+    try:
+        return _decode(path.read_bytes(), key)
+    except _Damaged as damage:
+        warnings.warn(f"pdp_lib cache: ignoring the entry {path} for {target!r} ({damage}); "
+                      f"recomputing and rewriting it", RuntimeWarning, stacklevel=3)
+        return None
+
+
+@contextmanager
+def _locked(paths):
+    """Hold an exclusive lock on each file of ``paths`` (created if missing), taken in sorted order so that
+    two processes never wait on each other; no lock where ``fcntl`` does not exist (Windows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    handles = []
+    try:
+        for path in sorted(set(paths)):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "ab")
+            handles.append(handle)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        for handle in reversed(handles):
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()

@@ -60,6 +60,7 @@ METHOD_TITLES = {
     "threshold_public": "best public threshold",
     "threshold_oracle": "oracle threshold (not private)",
     "jorgensen_oracle": "Jorgensen, oracle t (not private)",
+    "mean": "training mean (not private)",
 }
 SWEEP_TITLES = {
     "lam": "$\\lambda$",
@@ -80,11 +81,12 @@ _SWEEP_AXIS = {
 OKABE_ITO = ("#0072B2", "#D55E00", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 METHOD_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
                  "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
-                 "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00"}
+                 "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00",
+                 "mean": "#F0E442"}
 """Each method's colour in every figure (an oracle shares its rule's colour and is drawn dashed)."""
 METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
                      "non_private": "-", "pdp_op_sharp": "-", "threshold_public": "-", "threshold_oracle": "--",
-                     "jorgensen_oracle": "--"}
+                     "jorgensen_oracle": "--", "mean": ":"}
 """Each method's line style: the methods stay apart without colour too."""
 FIGURE_STYLE = {
     "axes.prop_cycle": cycler(color=OKABE_ITO),
@@ -521,8 +523,11 @@ def comparison_markdown(table: pd.DataFrame) -> str:
     return markdown_table(["mechanism", *(f"λ = {sig(lam)}" for lam in lams)], rows)
 
 
-def comparison_figure(table: pd.DataFrame, title: str = ""):
-    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log."""
+def comparison_figure(table: pd.DataFrame, title: str = "", note: str = ""):
+    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log.
+
+    ``note``, when given, is printed under the axes (the command line's: units and privacy).
+    """
     import matplotlib.pyplot as plt
 
     with plt.rc_context(FIGURE_STYLE):
@@ -533,9 +538,15 @@ def comparison_figure(table: pd.DataFrame, title: str = ""):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(_SWEEP_AXIS["lam"])
-        ax.set_ylabel("expected test loss")
+        ax.set_ylabel("expected test loss (scaled label)")
         if title:
             ax.set_title(title)
         ax.legend(fontsize=8, ncol=2)
-        fig.tight_layout()
+        if note:
+            import textwrap
+
+            fig.text(0.01, 0.005, textwrap.fill(note, 120), fontsize=7, va="bottom", ha="left")
+            fig.tight_layout(rect=(0, 0.09, 1, 1))
+        else:
+            fig.tight_layout()
     return fig
