@@ -225,25 +225,27 @@ def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
         masks, 0 where the loss is exact).
     """
     rows = []
-    d, n = sums.d, sums.plain.rows
-    for lam in (float(v) for v in lams):
-        c, c_sharp = noise_scale(lam, d), noise_scale(lam, d, "sharp")
-        theta = _ridge(sums.weighted, sums.eps_total, lam)
-        rows.append((lam, "pdp_op", _test_loss(sums.test, theta, sums.eps_total / c), 0.0))
-        rows.append((lam, "pdp_op_sharp", _test_loss(sums.test, theta, sums.eps_total / c_sharp), 0.0))
-        plain = _ridge(sums.plain, n, lam)
-        rows.append((lam, "non_personalized", _test_loss(sums.test, plain, n * sums.levels[0] / c), 0.0))
-        kept = _ridge(sums.kept, sums.kept.rows, lam)
-        rows.append((lam, "threshold_public", _test_loss(sums.test, kept, sums.kept.rows * sums.threshold / c), 0.0))
-        for kind, t in sums.jorgensen_t.items():
-            values = np.array([_test_loss(sums.test, _ridge(part, part.rows, lam), part.rows * t / c)
-                               if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
-                               for part in sums.masks[kind]])
-            rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
-        rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
-        mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
-        test = sums.test
-        rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
+    # levels far too small overflow the noise's part: refused below, in one line, not as NumPy's warnings
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        d, n = sums.d, sums.plain.rows
+        for lam in (float(v) for v in lams):
+            c, c_sharp = noise_scale(lam, d), noise_scale(lam, d, "sharp")
+            theta = _ridge(sums.weighted, sums.eps_total, lam)
+            rows.append((lam, "pdp_op", _test_loss(sums.test, theta, sums.eps_total / c), 0.0))
+            rows.append((lam, "pdp_op_sharp", _test_loss(sums.test, theta, sums.eps_total / c_sharp), 0.0))
+            plain = _ridge(sums.plain, n, lam)
+            rows.append((lam, "non_personalized", _test_loss(sums.test, plain, n * sums.levels[0] / c), 0.0))
+            kept = _ridge(sums.kept, sums.kept.rows, lam)
+            rows.append((lam, "threshold_public", _test_loss(sums.test, kept, sums.kept.rows * sums.threshold / c), 0.0))
+            for kind, t in sums.jorgensen_t.items():
+                values = np.array([_test_loss(sums.test, _ridge(part, part.rows, lam), part.rows * t / c)
+                                   if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
+                                   for part in sums.masks[kind]])
+                rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
+            rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
+            mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
+            test = sums.test
+            rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
     table = pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
     if not np.all(np.isfinite(table["loss"])):
         bad = table.loc[~np.isfinite(table["loss"])].iloc[0]

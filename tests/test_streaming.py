@@ -111,7 +111,7 @@ def test_the_released_fields_do_not_depend_on_the_private_rows(tmp_path, capsys)
     raw = _table(300)
     neighbour = raw.copy()
     neighbour.loc[17, FEATURES + ["charges"]] = [25.0, 12.0, 19.0, 40.0]     # now outside its bounds
-    files = []
+    files, printed = [], []
     for name, table in (("a", raw), ("b", neighbour)):
         table.to_csv(tmp_path / f"{name}.csv", index=False)
         out = tmp_path / f"{name}.json"
@@ -121,7 +121,9 @@ def test_the_released_fields_do_not_depend_on_the_private_rows(tmp_path, capsys)
         clamped = "0 row(s)" if name == "a" else "1 row(s)"
         assert f"not private, for the operator only: --clip clamped {clamped}" in captured.err
         assert "clamped" not in captured.out
+        printed.append(captured.out.replace(f"{name}.json", "MODEL"))
         files.append(json.loads(out.read_text()))
+    assert printed[0] == printed[1]                                          # standard output: the same
     a, b = files
     assert a["coef"] != b["coef"]
     for key in ("intercept", "features", "lam", "B", "eta", "privacy", "scaling", "library"):
@@ -146,10 +148,13 @@ def test_the_level_summary_has_a_size_free_of_rows_and_distinct_levels():
     assert streaming.level_digest([0.1]) != streaming.level_digest([np.nextafter(0.1, 1)])
 
 
-def test_an_unwritable_out_is_refused_before_any_row_is_read(tmp_path, capsys):
-    status = cli.main(["fit", str(tmp_path / "absent.csv"), "--label", "y", "--epsilon", "e", "--lam", "1",
-                       "--out", str(tmp_path / "no" / "such" / "model.json")])
-    assert status == 2 and "cannot write --out" in capsys.readouterr().err      # not "no CSV, TSV or Parquet file"
+def test_an_unwritable_out_is_refused_before_any_row_is_read(tmp_path, capsys, monkeypatch):
+    _table(50).to_csv(tmp_path / "d.csv", index=False)
+    read = []
+    monkeypatch.setattr(streaming, "accumulate", lambda *a, **k: read.append(a))
+    status = cli.main(["fit", str(tmp_path / "d.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+                       "--bounds", str(_bounds_file(tmp_path)), "--out", str(tmp_path / "no" / "such" / "model.json")])
+    assert status == 2 and "cannot write --out" in capsys.readouterr().err and read == []
 
 
 def test_noise_that_dominates_is_said(tmp_path, capsys):
@@ -384,3 +389,25 @@ def test_the_level_digest_is_its_definition():
     for values in ([0.1], [0.1, 0.5, 0.5], list(rng.uniform(0.01, 100, 1000))):
         assert streaming.level_digest(values) == _splitmix_digest(values)
     assert streaming.level_digest([0.1, 0.5]) != streaming.level_digest([0.2, 0.4])    # same count and sum
+
+
+def test_the_label_scaling_never_overflows_and_huge_toml_numbers_are_refused(tmp_path):
+    path = tmp_path / "bounds.toml"
+    path.write_text("[label]\nlower = -7e307\nupper = 1e308\n[features.f0]\nlower = 0\nupper = 1\n")
+    bounds = streaming.read_bounds(path)
+    frame = pd.DataFrame({"f0": [0.5], "y": [9e307], "eps": [1.0]})
+    _, y, _, _ = streaming._check_chunk(frame, tmp_path / "d.csv", 1, bounds, "y", "eps", False)
+    assert y[0] == pytest.approx((9e307 + 7e307) / 1.7e308 * 2 - 1, rel=1e-12)      # 0.882, not clipped to 1
+    path.write_text("[label]\nlower = -1\nupper = 1\n[features.f0]\nlower = 0\nupper = " + "9" * 400 + "\n")
+    with pytest.raises(ValueError, match=r"features.f0.upper = 9{20}.* is outside the allowed range: a finite number"):
+        streaming.read_bounds(path)
+
+
+def test_compare_refuses_losses_that_overflow(tmp_path, capsys):
+    raw = _table(200)
+    raw["eps"] = 1e-300
+    raw.to_csv(tmp_path / "tiny.csv", index=False)
+    out = tmp_path / "results"
+    assert cli.main(["compare", str(tmp_path / "tiny.csv"), "--label", "charges", "--epsilon", "eps", "--bounds",
+                     str(_bounds_file(tmp_path)), "--lams", "1", "--masks", "2", "--out", str(out)]) == 2
+    assert "overflows" in capsys.readouterr().err and not out.exists()
