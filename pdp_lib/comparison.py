@@ -49,6 +49,7 @@ NOTE = ("Losses are mean squared errors on the test rows in the scaled label uni
         "the test rows and the training labels: it is not private, and only the fitted models are.")
 """What every output of ``compare`` says about its units and its privacy."""
 BLOCK = 4096
+_MASK_ROWS = 8 * BLOCK   # rows whose mask draws are held at once
 _SPLIT, _MASKS = 0, 1
 
 
@@ -187,12 +188,19 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
             sums.plain.add(X, y)
             keep = eps >= sums.threshold
             sums.kept.add(X[keep], y[keep])
-            u = uniforms(seed, _MASKS, k, first - 1, test.size, width=2 * masks)[:, ~test]
-            for j, (kind, t) in enumerate(ts.items()):
-                p = jorgensen_keep_probabilities(eps, t)
-                for m, part in enumerate(sums.masks[kind]):
-                    kept = u[j * masks + m] < p
-                    part.add(X[kept], y[kept])
+            # the masks' uniforms a slice of rows at a time: 2 * masks rows of draws for a whole chunk would
+            # take 160 MB at the defaults (50 masks, 200,000 rows); a slice's draws are the chunk's own
+            done = 0
+            for lo in range(0, test.size, _MASK_ROWS):
+                train = ~test[lo:lo + _MASK_ROWS]
+                u = uniforms(seed, _MASKS, k, first - 1 + lo, train.size, width=2 * masks)[:, train]
+                rows = slice(done, done + u.shape[1])
+                done += u.shape[1]
+                for j, (kind, t) in enumerate(ts.items()):
+                    p = jorgensen_keep_probabilities(eps[rows], t)
+                    for m, part in enumerate(sums.masks[kind]):
+                        kept = u[j * masks + m] < p
+                        part.add(X[rows][kept], y[rows][kept])
             if progress is not None:
                 progress(test.size)
     if sums.test.rows == 0:

@@ -118,3 +118,16 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
                      "--out", str(out)]) == 2
     assert "repeats a value" in capsys.readouterr().err
+
+
+def test_the_masks_do_not_depend_on_the_slices_their_draws_are_made_in(tmp_path, monkeypatch):
+    _table(1200).to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    whole = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=4, chunk_rows=1200)
+    monkeypatch.setattr(comparison, "_MASK_ROWS", 97)          # many slices per chunk, cut across blocks
+    sliced = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=4, chunk_rows=1200)
+    for kind in whole.masks:
+        for a, b in zip(whole.masks[kind], sliced.masks[kind]):
+            assert a.rows == b.rows
+            np.testing.assert_allclose(a.gram, b.gram, rtol=1e-12)
+            np.testing.assert_allclose(a.moment, b.moment, rtol=1e-12, atol=1e-12)
