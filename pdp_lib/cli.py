@@ -60,6 +60,7 @@ mechanisms'.  ``predict`` maps a model back to the label's units for every row o
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from contextlib import contextmanager
@@ -298,7 +299,7 @@ def _compare(args) -> int:
         raise _Exit(2, f"python -m pdp_lib compare: error: cannot write --out {args.out!r}: no writable folder")
 
     _check_optional(args)
-    from .replication import rendering                  # matplotlib: checked just above
+    from .replication import rendering
 
     with _refusing("compare"):
         bounds = _bounds(args)
@@ -314,13 +315,17 @@ def _compare(args) -> int:
             out / "comparison.csv", index=False, lineterminator="\n")
         (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n\n" + comparison.NOTE + "\n",
                                            encoding="utf-8")
-        fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} training, "
-                                                       f"{sums.test.rows} test rows", note=comparison.NOTE)
-        fig.savefig(out / "comparison.png", dpi=150)
+        drawn = importlib.util.find_spec("matplotlib") is not None
+        if drawn:
+            fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} "
+                                                           f"training, {sums.test.rows} test rows", note=comparison.NOTE)
+            fig.savefig(out / "comparison.png", dpi=150)
+        else:
+            print("comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'", file=sys.stderr)
 
     _report_clipped(args, sums)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
-          f"wrote {out / 'comparison.csv'}, comparison.md and comparison.png. {comparison.NOTE}")
+          f"wrote {out / 'comparison.csv'}, comparison.md{' and comparison.png' if drawn else ''}. {comparison.NOTE}")
     return 0
 
 
@@ -343,8 +348,6 @@ def _check_optional(args) -> None:
         if args.chunk_rows is not None:
             raise _Exit(2, "python -m pdp_lib fit: error: --chunk-rows sets the rows read at a time here; with "
                            "--scheduler every file is one partition: leave --chunk-rows out")
-    if args.command == "compare":
-        _require("matplotlib", "plot", "compare (it draws comparison.png)")
     try:
         files = streaming.data_files(args.data)
     except (OSError, ValueError):

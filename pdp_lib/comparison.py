@@ -17,9 +17,11 @@ over rows:
 
 :func:`compare_sums` reads the data twice in chunks (the levels first, which fix the threshold and
 Jorgensen's keep probabilities, then every row), and :func:`expected_losses` evaluates every
-mechanism on a ``lambda`` grid from the sums alone.  Which rows are test rows, and which rows a mask
-keeps, comes from uniform draws in blocks of :data:`BLOCK` rows named by the seed, the file and the
-block, so that the result does not depend on the chunk size.
+mechanism on a ``lambda`` grid from the sums alone.  Which rows are test rows depends on the seed and
+each row's values only (:func:`row_uniforms`), so the same rows give the same split whatever the
+files, their order, the chunks or the rows' order (identical rows fall on the same side).  Which rows
+a mask keeps comes from uniform draws in blocks of :data:`BLOCK` rows named by the seed, the file and
+the block, so that it does not depend on the chunk size.
 
 Behind ``python -m pdp_lib fit`` and ``compare`` (:mod:`pdp_lib.cli`); the mechanism is Algorithm 1 as
 derived in the book's chapter *The PDP-OP mechanism* (``book/mechanism.ipynb``).
@@ -34,10 +36,11 @@ import pandas as pd
 
 from .baselines import jorgensen_keep_probabilities
 from .bounds import noise_scale
-from .streaming import Bounds, _check_chunk, _check_levels, _chunks, _numbers, data_files
+from .streaming import Bounds, _check_chunk, _chunks, _mix64, _numbers, data_files
 from .validation import check_count, check_fraction
 
-__all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms"]
+__all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+           "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
            "non_private", "mean")
@@ -69,23 +72,48 @@ def uniforms(seed: int, tag: int, file_index: int, start: int, rows: int, width:
     return joined[:, offset:offset + rows]
 
 
-def _test_rows(seed, file_index, start, rows, fraction):
-    return uniforms(seed, _SPLIT, file_index, start, rows)[0] < fraction
+def row_uniforms(columns, seed: int) -> np.ndarray:
+    """A uniform in ``[0, 1)`` for each row, from the seed and the row's values only.
+
+    Each value's IEEE 754 bits (``-0.0`` read as ``0.0``) are folded into a 64-bit state column by column
+    with SplitMix64's finalizer, keyed by ``SeedSequence(seed)``; the top 53 bits of the mixed state give
+    the uniform.  A row keeps its draw whatever file, position or chunk it is read in.
+
+    Parameters
+    ----------
+    columns : sequence of numpy.ndarray
+        The row's values, one array of shape ``(n,)`` per column, in a fixed order.
+    seed : int
+    """
+    keys = np.random.SeedSequence([seed, _SPLIT]).generate_state(2, np.uint64)
+    state = np.full(len(columns[0]), keys[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j, column in enumerate(columns):
+            bits = (np.asarray(column, dtype=np.float64) + 0.0).view(np.uint64)
+            state = _mix64((state + np.uint64(j + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ bits)
+        return (_mix64(state ^ keys[1]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
-def train_levels(source, epsilon: str, *, test_fraction: float, seed: int, chunk_rows: int) -> tuple:
+def _test_rows(frame, columns, path, first, seed, fraction):
+    """Test rows of a chunk: a public coin from each row's values as read (the features, label and level)."""
+    return row_uniforms(list(_numbers(frame[columns], path, first).T), seed) < fraction
+
+
+def train_levels(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float, seed: int,
+                 chunk_rows: int, clip: bool = False, allowed=None) -> tuple:
     """First pass: the distinct levels of the training rows, sorted, and each one's number of rows.
 
-    Held as two arrays (8 bytes a row at most while reading, however many levels are distinct), not as a
-    dictionary: a continuous level column of ``10**7`` rows fits in about 0.2 GB.
+    Every row is read, checked and mapped (the split depends on its values, :func:`row_uniforms`), so a
+    bad row stops the command before the second pass.  The levels are held as two arrays (8 bytes a row
+    at most while reading, however many levels are distinct), not as a dictionary: a continuous level
+    column of ``10**7`` rows fits in about 0.2 GB.
     """
     parts = []
-    for k, path in enumerate(data_files(source)):
-        for first, frame in _chunks(path, [epsilon], chunk_rows):
-            eps = _numbers(frame[[epsilon]], path, first)[:, 0]
-            _check_levels(eps, path, first, epsilon)
-            train = ~_test_rows(seed, k, first - 1, eps.size, test_fraction)
-            parts.append(eps[train])
+    columns = list(bounds.features) + [label, epsilon]
+    for path in data_files(source):
+        for first, frame in _chunks(path, columns, chunk_rows, allowed):
+            _, _, eps, _ = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
+            parts.append(eps[~_test_rows(frame, columns, path, first, seed, test_fraction)])
     levels = np.concatenate(parts) if parts else np.empty(0)
     if levels.size == 0:
         raise ValueError(f"{source}: no training rows (test_fraction = {test_fraction!r})")
@@ -167,20 +195,21 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
     masks = check_count(masks, "masks", minimum=2)
     chunk_rows = check_count(chunk_rows, "chunk_rows")
-    levels, n_levels = train_levels(source, epsilon, test_fraction=fraction, seed=seed, chunk_rows=chunk_rows)
+    columns = list(bounds.features) + [label, epsilon]
+    allowed = set(columns) | set(ignore)
+    levels, n_levels = train_levels(source, bounds, label, epsilon, test_fraction=fraction, seed=seed,
+                                    chunk_rows=chunk_rows, clip=clip, allowed=allowed)
     n_levels = n_levels.astype(float)
     d = bounds.d
     ts = {"max": float(levels[-1]), "mean": float(levels @ n_levels / n_levels.sum())}
     sums = CompareSums(d=d, levels=levels, counts=n_levels, threshold=_threshold(levels, n_levels), jorgensen_t=ts,
                        weighted=_Part.zeros(d), plain=_Part.zeros(d), kept=_Part.zeros(d),
                        masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
-    columns = list(bounds.features) + [label, epsilon]
-    allowed = set(columns) | set(ignore)
     for k, path in enumerate(data_files(source)):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
             sums.clipped += changed
-            test = _test_rows(seed, k, first - 1, X.shape[0], fraction)
+            test = _test_rows(frame, columns, path, first, seed, fraction)
             sums.test.add(X[test], y[test])
             X, y, eps = X[~test], y[~test], eps[~test]
             sums.weighted.add(X, y, eps)

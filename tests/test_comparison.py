@@ -23,6 +23,29 @@ def _table(n=1500, seed=0):
     return raw
 
 
+def _coins(raw, seed):
+    """The split's coin for each row, from its values as read: features, label, level."""
+    return comparison.row_uniforms([raw[c].to_numpy() for c in [*FEATURES, "y", "eps"]], seed)
+
+
+def test_the_split_depends_on_the_rows_only_not_on_the_files_or_their_order(tmp_path):
+    raw = _table(2000)
+    raw.to_csv(tmp_path / "one.csv", index=False)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    shuffled = raw.sample(frac=1.0, random_state=4)[["eps", "y", *FEATURES]]      # rows and columns reordered
+    for k, start in enumerate(range(0, 2000, 700)):
+        shuffled.iloc[start:start + 700].to_parquet(parts / f"p{k}.parquet", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "one.csv", "y", "eps")
+    a = comparison.compare_sums(tmp_path / "one.csv", bounds, "y", "eps", seed=5, masks=2, chunk_rows=333)
+    b = comparison.compare_sums(parts, bounds, "y", "eps", seed=5, masks=2, chunk_rows=1000)
+    assert a.test.rows == b.test.rows == int(np.sum(_coins(raw, 5) < 0.2)) and a.plain.rows == b.plain.rows
+    np.testing.assert_allclose(a.test.gram, b.test.gram, rtol=1e-12)
+    np.testing.assert_allclose(a.weighted.moment, b.weighted.moment, rtol=1e-12)
+    u = _coins(raw, 5)
+    assert 0 <= u.min() and u.max() < 1 and abs(np.mean(u < 0.2) - 0.2) < 0.03      # a fair coin: 2000 rows
+
+
 def test_uniforms_do_not_depend_on_the_chunks():
     whole = comparison.uniforms(7, 0, 0, 0, 10_000, width=2)
     parts = np.concatenate([comparison.uniforms(7, 0, 0, s, min(3000, 10_000 - s), width=2)
@@ -37,7 +60,7 @@ def test_every_expected_loss_is_the_in_memory_mechanisms(tmp_path):
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=0.25, seed=3, masks=4,
                                    chunk_rows=500)
     table = comparison.expected_losses(sums, [0.5, 2.0]).set_index(["lam", "method"])
-    test = comparison.uniforms(3, 0, 0, 0, len(raw))[0] < 0.25
+    test = _coins(raw, 3) < 0.25
     X, y, eps = raw[FEATURES].to_numpy(), raw["y"].to_numpy(), raw["eps"].to_numpy()
     Xtr, ytr, etr, Xte, yte = X[~test], y[~test], eps[~test], X[test], y[test]
     u = comparison.uniforms(3, 1, 0, 0, len(raw), width=8)[:, ~test]
@@ -84,7 +107,7 @@ def test_the_mean_predictor_is_the_training_mean_on_the_test_rows(tmp_path):
     raw.to_csv(tmp_path / "d.csv", index=False)
     bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=3, masks=2)
-    test = comparison._test_rows(3, 0, 0, len(raw), 0.2)
+    test = _coins(raw, 3) < 0.2
     mean = raw["y"].to_numpy()[~test].mean()
     expected = np.mean((raw["y"].to_numpy()[test] - mean) ** 2)                 # by hand
     table = comparison.expected_losses(sums, [1.0]).set_index("method")
@@ -131,3 +154,20 @@ def test_the_masks_do_not_depend_on_the_slices_their_draws_are_made_in(tmp_path,
             assert a.rows == b.rows
             np.testing.assert_allclose(a.gram, b.gram, rtol=1e-12)
             np.testing.assert_allclose(a.moment, b.moment, rtol=1e-12, atol=1e-12)
+
+
+def test_compare_writes_its_tables_without_matplotlib(tmp_path, capsys, monkeypatch):
+    """pip install "pdp_lib[parquet]" alone: compare writes the CSV and the Markdown and says, in one line, which
+    extra draws the figure."""
+    import importlib.util
+
+    from pdp_lib import cli
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    _table(300).to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1",
+                     "--masks", "2", "--out", str(out)]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip() and not line.startswith("compare: ")]
+    assert err == ["comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'"]
+    assert sorted(p.name for p in out.iterdir()) == ["comparison.csv", "comparison.md"]

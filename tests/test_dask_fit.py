@@ -116,3 +116,31 @@ def test_the_command_line_fits_on_the_cluster(tmp_path, client):
     a, b = json.loads(out_cluster.read_text()), json.loads(out_local.read_text())
     np.testing.assert_allclose(a["coef"], b["coef"], rtol=1e-10)
     assert a["privacy"] == b["privacy"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("abc", r"part-01\.csv, line 418, column 'x5': 'abc' is not a number"),      # pandas would say "Mismatched dtypes"
+    ("1.5", r"part-01\.csv, line 418, column 'x5': 1.5 is outside the allowed range \[0.0, 1.0\]"),
+    ("", r"part-01\.csv, line 418, column 'x5': nan is outside the allowed range"),
+])
+def test_the_cluster_names_the_file_and_line_of_a_bad_row(tmp_path, client, capsys, value, message):
+    import re
+
+    from pdp_lib import cli
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        frame = {f"x{j}": rng.uniform(0, 1, 600).astype(object) for j in range(D)}
+        frame["y"], frame["eps"] = rng.uniform(-1, 1, 600), rng.choice([0.1, 1.0], 600)
+        table = __import__("pandas").DataFrame(frame)
+        if k == 1:
+            table.loc[416, "x5"] = value                       # data row 417: line 418 under the header
+        table.to_csv(tmp_path / f"part-{k:02d}.csv", index=False)
+    out = tmp_path / "model.json"
+    status = cli.main(["fit", str(tmp_path), "--label", "y", "--epsilon", "eps", "--lam", "1",
+                       "--scheduler", client.scheduler.address, "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and re.search(message, err[0]), err
+    assert not out.exists()
+    assert cli.main(["fit", str(tmp_path), "--label", "y", "--epsilon", "eps", "--lam", "1", "--chunk-rows", "9",
+                     "--scheduler", client.scheduler.address, "--out", str(out)]) == 2
+    assert "leave --chunk-rows out" in capsys.readouterr().err

@@ -20,7 +20,6 @@ import re
 
 import numpy as np
 import pandas as pd
-from cycler import cycler
 
 from ..experiments.targets import get_target
 from ..formatting import MACHINE_ZERO, is_machine_zero, sci_loss
@@ -89,7 +88,9 @@ METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "
                      "jorgensen_oracle": "--", "mean": ":"}
 """Each method's line style: the methods stay apart without colour too."""
 FIGURE_STYLE = {
-    "axes.prop_cycle": cycler(color=OKABE_ITO),
+    # matplotlib's own text form of cycler(color=OKABE_ITO): this module imports without matplotlib (compare's
+    # table needs none), and rcParams parses the text when a figure is drawn
+    "axes.prop_cycle": f"cycler(color={list(OKABE_ITO)!r})",
     # a 7.4-inch figure shown at the text column's width (688 px at a 1280 px window): 1 pt is about
     # 1.29 px, so 10.5 pt tick labels and legends are about 13.6 px, more than 80% of the 16 px body text
     "font.size": 11.0, "axes.labelsize": 11.5, "axes.titlesize": 11.5, "xtick.labelsize": 10.5,
