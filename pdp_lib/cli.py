@@ -365,9 +365,9 @@ def _cluster_sums(args, bounds):
 
     files = streaming.data_files(args.data)
     names = [str(f) for f in files]
+    columns, allowed = streaming.table_columns(bounds, args.label, args.epsilon, args.ignore)
     for path in files:                                   # the header of every file, before the cluster runs
-        streaming._check_columns(path, streaming.header(path), list(bounds.features) + [args.label, args.epsilon],
-                                 set(bounds.features) | {args.label, args.epsilon} | set(args.ignore))
+        streaming._check_columns(path, streaming.header(path), columns, allowed)
     if streaming.file_kind(files[0]) == "parquet":
         frame = dd.read_parquet(names, split_row_groups=False)
     else:   # every field as text: the partition's task refuses a field that is not a number, by file and line

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .baselines import jorgensen_keep_probabilities
 from .bounds import noise_scale
-from .streaming import Bounds, _check_chunk, _chunks, _mix64, _numbers, data_files
+from .streaming import Bounds, _check_chunk, _chunks, _mix64, _numbers, data_files, table_columns
 from .validation import check_count, check_fraction
 
 __all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
@@ -195,8 +195,7 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
     masks = check_count(masks, "masks", minimum=2)
     chunk_rows = check_count(chunk_rows, "chunk_rows")
-    columns = list(bounds.features) + [label, epsilon]
-    allowed = set(columns) | set(ignore)
+    columns, allowed = table_columns(bounds, label, epsilon, ignore)
     levels, n_levels = train_levels(source, bounds, label, epsilon, test_fraction=fraction, seed=seed,
                                     chunk_rows=chunk_rows, clip=clip, allowed=allowed)
     n_levels = n_levels.astype(float)

@@ -239,6 +239,11 @@ def _check_names(estimator, X) -> None:
     names = getattr(X, "columns", None)
     fitted = getattr(estimator, "feature_names_in_", None)
     if fitted is None:
+        if names is not None:                           # scikit-learn's own words for this case
+            import warnings
+
+            warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
+                          UserWarning, stacklevel=3)
         return
     if names is None:
         raise ValueError(f"X has no column names, but the model was fitted on the columns {list(fitted)}: pass a "

@@ -42,7 +42,7 @@ from .mechanism import _sample_l2_laplace, calibrate
 from .validation import MAX_LEVEL, check_count, check_positive, check_rng
 
 __all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "file_kind", "header", "Sums", "accumulate", "fit_sums", "model_record",
-           "write_model", "read_model", "predict_file", "level_digest", "privacy_statement", "CHUNK_ROWS"]
+           "write_model", "read_model", "predict_file", "table_columns", "level_digest", "privacy_statement", "CHUNK_ROWS"]
 
 CHUNK_ROWS = 200_000
 """Rows read at a time: about 20 MB per chunk at 12 features."""
@@ -238,12 +238,33 @@ def _text_error(path: Path, exc: Exception) -> ValueError:
         n, line, saw = found.groups()
         return ValueError(f"{path}, line {line}: {saw} fields, but the header has {n}")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, (EOFError, OSError)):
+        return ValueError(f"{path}: a damaged or truncated compressed file ({type(exc).__name__}: {first})")
     return ValueError(f"{path}: cannot be read as {file_kind(path).upper()}: {first}")
 
 
 def _read_text(path: Path, **kwargs):
-    # blank lines are kept (as missing values, refused with their line), so that line numbers are the file's
-    return pd.read_csv(path, sep="\t" if file_kind(path) == "tsv" else ",", skip_blank_lines=False, **kwargs)
+    # blank lines are kept (as missing values, refused with their line), so that line numbers are the file's;
+    # utf-8-sig reads a spreadsheet's byte-order mark as no part of the first column's name
+    return pd.read_csv(path, sep="\t" if file_kind(path) == "tsv" else ",", skip_blank_lines=False,
+                       encoding="utf-8-sig", **kwargs)
+
+
+def table_columns(bounds: Bounds, label: str, epsilon: str, ignore=()) -> tuple:
+    """The columns a command reads (features, label, level) and those a table may hold (plus ``ignore``).
+
+    Refuses a label or level that is also a feature or each other, and an ``ignore`` that names a column the
+    command reads, each in one line.
+    """
+    columns = list(bounds.features) + [label, epsilon]
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"the label {label!r} and the privacy column {epsilon!r} must differ from each other "
+                         f"and from the features {list(bounds.features)}")
+    used = [c for c in ignore if c in columns]
+    if used:
+        raise ValueError(f"--ignore {used[0]} names a column the command reads (a declared feature, the label or "
+                         f"the level); only other columns can be left out")
+    return columns, set(columns) | set(ignore)
 
 
 def _parquet(path: Path):
@@ -265,11 +286,11 @@ def header(path: Path) -> list:
 
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:    # the header line as written (pandas would rename a repeated name, "x" and "x.1")
-        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
             names = next(csv.reader(fh, delimiter="\t" if file_kind(path) == "tsv" else ","), [])
     except UnicodeDecodeError as exc:
         raise _text_error(path, exc) from None
-    except (OSError, csv.Error) as exc:
+    except (OSError, EOFError, csv.Error) as exc:
         raise ValueError(f"{path}: cannot be read as {file_kind(path).upper()}: {exc}") from None
     if not names or names == [""]:
         raise ValueError(f"{path}: empty file: no header line")
@@ -318,7 +339,7 @@ def _chunks(path: Path, columns: list, chunk_rows: int, allowed=None):
                 continue
             yield start, chunk[columns]
             start += len(chunk)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, EOFError, OSError) as exc:
         raise _text_error(path, exc) from None
 
 
@@ -487,6 +508,8 @@ def _numbers(frame: pd.DataFrame, path, first: int) -> np.ndarray:
         if pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
             out[:, j] = series.to_numpy(dtype=float, na_value=np.nan)
             continue
+        if not (pd.api.types.is_object_dtype(series.dtype) or pd.api.types.is_string_dtype(series.dtype)):
+            raise ValueError(f"{path}: column {column!r} has the type {series.dtype}, not numbers")
         numbers = pd.to_numeric(series, errors="coerce")
         bad = (numbers.isna() & series.notna()).to_numpy()
         if bad.any():
@@ -570,11 +593,7 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     """
     chunk_rows = check_count(chunk_rows, "chunk_rows")
     sums = Sums.zeros(bounds.d)
-    columns = list(bounds.features) + [label, epsilon]
-    if len(set(columns)) != len(columns):
-        raise ValueError(f"the label {label!r} and the privacy column {epsilon!r} must differ from each other "
-                         f"and from the features {list(bounds.features)}")
-    allowed = set(columns) | set(ignore)
+    columns, allowed = table_columns(bounds, label, epsilon, ignore)
     for path in data_files(source):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
@@ -601,7 +620,7 @@ def fit_sums(sums: Sums, lam, B=None, rng=None):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
     cal = calibrate(np.array([sums.level_min, sums.level_max]), lam, d, B)   # validates lam, d and B; names the theorem
     eta = sums.total / noise_scale(lam, d, cal.B)      # S / c_lambda, S over every row
-    if not (eta > 0 and np.isfinite(1.0 / eta)):
+    if not (eta > 0 and np.isfinite(eta) and np.isfinite(1.0 / eta)):
         raise ValueError(f"the noise cannot be drawn: eta = sum(eps) / c_lambda = {eta!r}, and its scale 1/eta "
                          f"overflows; the levels sum to {sums.total!r}, far too little for any use")
     theta = sums.theta_bar(lam) + _sample_l2_laplace(eta, d, 1, gen)[0]
@@ -676,9 +695,17 @@ def read_model(path) -> dict:
         record = json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{p}: not a model file (not JSON: {exc})") from None
-    needed = {"coef", "features", "privacy"}
-    if not isinstance(record, dict) or not needed <= set(record) or "bounds" not in record.get("privacy", {}):
-        raise ValueError(f"{p}: not a model file of python -m pdp_lib fit (it needs {sorted(needed)} and the bounds)")
+    try:
+        features = list(record["features"])
+        bounds = record["privacy"]["bounds"]
+        pairs = [bounds["features"][f] for f in features] + [bounds["label"]]
+        ok = (len(record["coef"]) == len(features) and all(len(pair) == 2 for pair in pairs)
+              and all(np.isfinite(float(v)) for v in [*record["coef"], record.get("intercept", 0.0), *np.ravel(pairs)]))
+    except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{p}: not a model file of python -m pdp_lib fit (it needs coef, one finite number per "
+                         f"feature, and the bounds of every feature and of the label)")
     return record
 
 

@@ -411,3 +411,60 @@ def test_compare_refuses_losses_that_overflow(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "tiny.csv"), "--label", "charges", "--epsilon", "eps", "--bounds",
                      str(_bounds_file(tmp_path)), "--lams", "1", "--masks", "2", "--out", str(out)]) == 2
     assert "overflows" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_compressed_files_columns_named_twice_and_ignore_are_refused_in_one_line(tmp_path, capsys, command):
+    import gzip
+
+    _write_table(tmp_path, "whole.csv.gz")
+    data = (tmp_path / "whole.csv.gz").read_bytes()
+    (tmp_path / "cut.csv.gz").write_bytes(data[: len(data) // 2])                  # truncated
+    base = ["--bounds", str(_bounds_file(tmp_path))] + (["--lam", "1"] if command == "fit" else ["--lams", "1"])
+    cases = [
+        ([str(tmp_path / "cut.csv.gz"), "--label", "charges", "--epsilon", "eps"],
+         r"cut.csv.gz: a damaged or truncated compressed file"),
+        ([str(tmp_path / "whole.csv.gz"), "--label", "eps", "--epsilon", "eps"],
+         r"the label 'eps' and the privacy column 'eps' must differ"),
+        ([str(tmp_path / "whole.csv.gz"), "--label", "charges", "--epsilon", "eps", "--ignore", "f1"],
+         r"--ignore f1 names a column the command reads"),
+    ]
+    for args, message in cases:
+        out = tmp_path / ("m.json" if command == "fit" else "res")
+        status = cli.main([command, *args, *base, "--out", str(out)])
+        err = [line for line in capsys.readouterr().err.splitlines() if line.strip() and not line.startswith("compare: ")]
+        assert status == 2 and len(err) == 1 and re.search(message, err[0]), err
+        assert not out.exists()
+    assert gzip.decompress(data)                                                 # the whole file is fine
+
+
+def test_a_byte_order_mark_is_no_part_of_a_name_and_dates_are_not_numbers(tmp_path, capsys):
+    raw = _table(40)
+    raw.to_csv(tmp_path / "excel.csv", index=False, encoding="utf-8-sig")
+    args = ["--label", "charges", "--epsilon", "eps", "--lam", "1", "--bounds", str(_bounds_file(tmp_path)),
+            "--seed", "2"]
+    assert cli.main(["fit", str(tmp_path / "excel.csv"), *args, "--out", str(tmp_path / "a.json")]) == 0
+    dated = raw.assign(f0=pd.Timestamp("2026-01-01") + pd.to_timedelta(raw["f0"], unit="D"))
+    dated.to_parquet(tmp_path / "dated.parquet", index=False)
+    assert cli.main(["fit", str(tmp_path / "dated.parquet"), *args, "--out", str(tmp_path / "b.json")]) == 2
+    assert "column 'f0' has the type datetime64" in capsys.readouterr().err
+
+
+def test_predict_refuses_what_is_not_a_model_and_maps_back_to_the_label(tmp_path, capsys):
+    raw = _table(300)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    model = tmp_path / "m.json"
+    assert cli.main(["fit", str(tmp_path / "d.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "0.5",
+                     "--bounds", str(_bounds_file(tmp_path)), "--intercept", "--seed", "4", "--out", str(model)]) == 0
+    out = tmp_path / "p.csv"
+    assert cli.main(["predict", str(model), str(tmp_path / "d.csv"), "--out", str(out)]) == 0
+    record = json.loads(model.read_text())
+    X, _, _ = _in_domain(raw)
+    by_hand = -5 + 10 * (X @ np.array(record["coef"]) + record["intercept"] + 1) / 2      # label bounds [-5, 5]
+    np.testing.assert_allclose(pd.read_csv(out)["prediction"], by_hand, rtol=1e-12)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**record, "privacy": {"bounds": {}}}))
+    capsys.readouterr()
+    assert cli.main(["predict", str(broken), str(tmp_path / "d.csv"), "--out", str(tmp_path / "q.csv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a model file" in err[0] and not (tmp_path / "q.csv").exists()
