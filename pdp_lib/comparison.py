@@ -43,9 +43,11 @@ __all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
-           "non_private", "mean")
-"""The mechanisms compared; ``mean`` predicts the training rows' mean label for every row (not private, and no
-model at all): a private model worth keeping has a lower test loss."""
+           "non_private", "mean", "midpoint")
+"""The mechanisms compared, and two predictors that fit no model: ``mean`` predicts the training rows' mean label
+for every row (it reads the training labels: not private), ``midpoint`` the middle of the label's public bounds
+(0 in the scaled units: no data, no privacy cost).  A private model worth releasing has a lower test loss than
+both."""
 
 NOTE = ("Losses are mean squared errors on the test rows in the scaled label units (the label mapped to [-1, 1] by "
         "its public bounds; multiply by ((upper - lower) / 2)^2 for the label's own units). This comparison reads "
@@ -282,6 +284,7 @@ def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
             mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
             test = sums.test
             rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
+            rows.append((lam, "midpoint", float(test.yy / test.rows), 0.0))
     table = pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
     if not np.all(np.isfinite(table["loss"])):
         bad = table.loc[~np.isfinite(table["loss"])].iloc[0]

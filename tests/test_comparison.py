@@ -112,6 +112,7 @@ def test_the_mean_predictor_is_the_training_mean_on_the_test_rows(tmp_path):
     expected = np.mean((raw["y"].to_numpy()[test] - mean) ** 2)                 # by hand
     table = comparison.expected_losses(sums, [1.0]).set_index("method")
     assert table.loc["mean", "loss"] == pytest.approx(expected, rel=1e-12)
+    assert table.loc["midpoint", "loss"] == pytest.approx(np.mean(raw["y"].to_numpy()[test] ** 2), rel=1e-12)
 
 
 def test_compare_writes_nothing_when_a_row_is_refused(tmp_path, capsys):
