@@ -283,6 +283,15 @@ def _check_out_file(command: str, out: str) -> None:
                        f"no writable folder {folder!r} for it")
 
 
+def _check_out_folder(command: str, out: Path) -> None:
+    """Refuse an ``--out`` folder that is a file, or that cannot be created or written, before any row is read."""
+    if out.exists() and not out.is_dir():
+        raise _Exit(2, f"python -m pdp_lib {command}: error: --out {str(out)!r} is a file, not a folder")
+    nearest = out if out.exists() else next((p for p in out.absolute().parents if p.exists()), None)
+    if nearest is None or not os.access(nearest, os.W_OK):
+        raise _Exit(2, f"python -m pdp_lib {command}: error: cannot write --out {str(out)!r}: no writable folder")
+
+
 def _compare(args) -> int:
     from pathlib import Path
 
@@ -292,11 +301,7 @@ def _compare(args) -> int:
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise _Exit(2, f"python -m pdp_lib compare: error: --out {args.out!r} is a file, not a folder")
-    parent = next((p for p in out.absolute().parents if p.exists()), None) if not out.exists() else out
-    if parent is None or not os.access(parent, os.W_OK):
-        raise _Exit(2, f"python -m pdp_lib compare: error: cannot write --out {args.out!r}: no writable folder")
+    _check_out_folder("compare", out)
 
     _check_optional(args)
     from .replication import rendering

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .baselines import jorgensen_keep_probabilities
 from .bounds import noise_scale
-from .streaming import Bounds, _check_chunk, _chunks, _mix64, _numbers, data_files, table_columns
+from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
 from .validation import check_count, check_fraction
 
 __all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
@@ -96,9 +96,12 @@ def row_uniforms(columns, seed: int) -> np.ndarray:
         return (_mix64(state ^ keys[1]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
-def _test_rows(frame, columns, path, first, seed, fraction):
-    """Test rows of a chunk: a public coin from each row's values as read (the features, label and level)."""
-    return row_uniforms(list(_numbers(frame[columns], path, first).T), seed) < fraction
+def _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction):
+    """One chunk checked and mapped, ``(X, y, eps, rows clipped)``, and its test rows: a public coin from each
+    row's values as read (the features, label and level), parsed once for both."""
+    values = _numbers(frame[columns], path, first)
+    return (*_check_values(values, columns, path, first, bounds, clip),
+            row_uniforms(list(values.T), seed) < fraction)
 
 
 def train_levels(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float, seed: int,
@@ -114,8 +117,8 @@ def train_levels(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     columns = list(bounds.features) + [label, epsilon]
     for path in data_files(source):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
-            _, _, eps, _ = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
-            parts.append(eps[~_test_rows(frame, columns, path, first, seed, test_fraction)])
+            _, _, eps, _, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, test_fraction)
+            parts.append(eps[~test])
     levels = np.concatenate(parts) if parts else np.empty(0)
     if levels.size == 0:
         raise ValueError(f"{source}: no training rows (test_fraction = {test_fraction!r})")
@@ -208,9 +211,8 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
                        masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
     for k, path in enumerate(data_files(source)):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
-            X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
+            X, y, eps, changed, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction)
             sums.clipped += changed
-            test = _test_rows(frame, columns, path, first, seed, fraction)
             sums.test.add(X[test], y[test])
             X, y, eps = X[~test], y[~test], eps[~test]
             sums.weighted.add(X, y, eps)

@@ -209,12 +209,16 @@ def data_files(source) -> list:
     return files
 
 
-def _first_bad_line(path: Path):
-    """The first line of a text file that is not UTF-8, with the reason: ``(line, reason)`` or ``None``."""
+def _open(path: Path, mode: str, **kwargs):
+    """Open a text file, through gzip when its name ends in ``.gz``."""
     import gzip
 
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rb") as fh:
+    return (gzip.open if path.name.lower().endswith(".gz") else open)(path, mode, **kwargs)
+
+
+def _first_bad_line(path: Path):
+    """The first line of a text file that is not UTF-8, with the reason: ``(line, reason)`` or ``None``."""
+    with _open(path, "rb") as fh:
         for number, line in enumerate(fh, 1):
             try:
                 line.decode("utf-8")
@@ -282,11 +286,9 @@ def header(path: Path) -> list:
     if file_kind(path) == "parquet":
         return list(_parquet(path).schema_arrow.names)
     import csv
-    import gzip
 
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:    # the header line as written (pandas would rename a repeated name, "x" and "x.1")
-        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
+        with _open(path, "rt", encoding="utf-8-sig", newline="") as fh:
             names = next(csv.reader(fh, delimiter="\t" if file_kind(path) == "tsv" else ","), [])
     except UnicodeDecodeError as exc:
         raise _text_error(path, exc) from None
@@ -534,7 +536,12 @@ def _check_levels(eps: np.ndarray, path, first: int, epsilon: str) -> None:
 def _check_chunk(frame: pd.DataFrame, path, first: int, bounds: Bounds, label: str, epsilon: str, clip: bool):
     """Validate one chunk and map it into the domain: ``(X, y, eps, rows clipped)``."""
     cols = list(bounds.features) + [label, epsilon]
-    values = _numbers(frame[cols], path, first)
+    return _check_values(_numbers(frame[cols], path, first), cols, path, first, bounds, clip)
+
+
+def _check_values(values: np.ndarray, cols: list, path, first: int, bounds: Bounds, clip: bool):
+    """:func:`_check_chunk` on a chunk already read as numbers, columns ``cols`` (features, label, level)."""
+    epsilon = cols[-1]
     bad = ~np.isfinite(values)
     if bad.any():
         r, c = np.argwhere(bad)[0]
