@@ -370,7 +370,6 @@ class Sums:
 
     gram: np.ndarray
     moment: np.ndarray
-    total: float = 0.0
     rows: int = 0
     clipped: int = 0
     level_min: float = float("inf")
@@ -389,7 +388,6 @@ class Sums:
         self.gram += Xw.T @ X
         self.moment += Xw.T @ y
         self.exact_total += exact_units(eps)
-        self.total = self.exact_total / _UNIT
         self.rows += X.shape[0]
         if eps.size:
             self.level_min = min(self.level_min, float(eps.min()))
@@ -399,10 +397,15 @@ class Sums:
     def merge(self, other: "Sums") -> "Sums":
         """The sums of two disjoint sets of rows."""
         exact = self.exact_total + other.exact_total
-        return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment, total=exact / _UNIT,
+        return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment,
                     rows=self.rows + other.rows, clipped=self.clipped + other.clipped,
                     level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
                     digest=_add_digests(self.digest, other.digest), exact_total=exact)
+
+    @property
+    def total(self) -> float:
+        """``sum_i eps_i``, correctly rounded once from ``exact_total``."""
+        return self.exact_total / _UNIT
 
     def level_summary(self) -> dict:
         """The public levels in a size that does not depend on ``rows``: count, sum, min, max, digest."""
