@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .gaussian import _run_gaussian
 from .mechanism import _run_pdp_op, calibrate
-from .tuning import DEFAULT_GRID, check_grid, private_lambda, tuning_plan
+from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
 __all__ = ["PersonalizedRidge"]
@@ -32,19 +32,21 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     **Tuning over ``lam`` with** ``GridSearchCV`` **is not private**: it scores every candidate on
     held-out rows and picks the best, and that choice depends on the private data beyond the levels'
-    budgets.  Use ``lam="auto"`` (private tuning with personalized budgets), or fix ``lam`` from public
-    knowledge.
+    budgets.  Use ``lam="pruned"`` (a public rule), ``lam="auto"`` (private tuning with personalized
+    budgets), or fix ``lam`` from public knowledge.
 
     Parameters
     ----------
-    lam : float or "auto", default 1.0
-        Ridge parameter ``lambda > 0`` of eq. (2), or ``"auto"``: chosen from ``lam_grid`` by
-        private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`, the
-        book's chapter *Choosing λ*), the whole procedure giving point ``i``
-        ``epsilons[i]``-personalized DP.
+    lam : float, "pruned" or "auto", default 1.0
+        Ridge parameter ``lambda > 0`` of eq. (2); or ``"pruned"``: chosen from ``lam_grid`` by a
+        public rule that reads only the levels (:func:`pdp_lib.tuning.pruned_lambda`), spends
+        nothing, and leaves the whole budget to the fit on all the points; or ``"auto"``: chosen by
+        private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`), the
+        whole procedure giving point ``i`` ``epsilons[i]``-personalized DP.  The book's chapter
+        *Choosing λ* derives both and measures them: on its data ``"pruned"`` did better.
     lam_grid : None or sequence of float, default None
-        The public candidates for ``lam="auto"``, distinct, fixed before the data are seen;
-        ``None``: :data:`pdp_lib.tuning.DEFAULT_GRID`.  With ``lam="auto"``, ``B`` must be None or
+        The public candidates for ``lam="pruned"`` or ``"auto"``, distinct, fixed before the data
+        are seen; ``None``: :data:`pdp_lib.tuning.DEFAULT_GRID`.  Then ``B`` must be None or
         ``"sharp"``.
     tuning_share : float, default 1.0
         ``lam="auto"``: the share ``alpha`` of each budget spent on choosing, in ``(0, 1]``.
@@ -52,7 +54,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         below 1, PDP-OP is refitted at the chosen ``lam`` on all the points with the shares
         ``(1 - alpha) epsilons``.
     validation_fraction : None or float, default 0.5
-        ``lam="auto"``: the validation part's share of the points (:func:`pdp_lib.tuning.public_parts`);
+        ``lam="auto"`` or ``"pruned"``: the validation part's share of the points of the tuning plan
+        (:func:`pdp_lib.tuning.public_parts`);
         ``None``: an equal share with each candidate.  The defaults (``tuning_share=1``, half of the
         points for validation) are the setting whose worst case was smallest in the chapter's
         comparison.
@@ -102,9 +105,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     n_features_in_ : int
         ``d``.
     lam_ : float
-        The ``lambda`` used (the chosen one with ``lam="auto"``).
+        The ``lambda`` used (the chosen one with ``lam="pruned"`` or ``"auto"``).
     tuning_ : pdp_lib.tuning.LambdaChoice or None
-        With ``lam="auto"``: the choice, the candidates and what each point spent on it.
+        With ``lam="pruned"`` or ``"auto"``: the choice, the candidates and what each point spent on
+        it (nothing with ``"pruned"``).
 
     Notes
     -----
@@ -159,21 +163,27 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""
         if not isinstance(self.lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
                                               or self.validation_fraction != 0.5):
-            raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' only; "
-                             f"with lam = {self.lam!r} they would be ignored")
+            raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' or 'pruned' "
+                             f"only; with lam = {self.lam!r} they would be ignored")
+        if isinstance(self.lam, str) and self.lam == "pruned" and self.tuning_share != 1.0:
+            raise ValueError(f"tuning_share = {self.tuning_share!r} applies to lam='auto' only: lam='pruned' "
+                             f"spends nothing on the choice")
         if not isinstance(self.noise, str) or self.noise not in ("l2", "gaussian"):
             raise ValueError(f"noise = {self.noise!r} is not allowed; use 'l2' (PDP-OP) or 'gaussian'")
         if self.noise == "gaussian" and self.delta is None:
             raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "
                              "guarantee; give delta in (0, 1)")
-        if isinstance(self.lam, str) and self.delta is not None:
+        if isinstance(self.lam, str) and self.lam not in ("auto", "pruned"):
+            raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
+                            f"(0, inf), 'pruned' or 'auto'")
+        rule = self.lam if isinstance(self.lam, str) else None
+        if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
-                             f"calibrated for pure DP; use delta=None, or a fixed lam")
-        if isinstance(self.lam, str):
-            if self.lam != "auto":
-                raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
-                                f"(0, inf) or 'auto'")
+                             f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
+        if rule == "auto":
             return self._fit_auto(X, y, epsilons)
+        if rule == "pruned":
+            return self._fit_pruned(X, y, epsilons)
         if self.noise == "gaussian":
             self.coef_, cal = _run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
                                             rng_name="random_state")
@@ -185,6 +195,25 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
         self.tuning_ = None
+        return self
+
+    def _fit_pruned(self, X, y, epsilons):
+        """``lam="pruned"``: the public rule of the chapter *Choosing λ*, then PDP-OP on all the points."""
+        X, y, eps, _ = check_problem(X, y, epsilons)
+        grid = check_grid(DEFAULT_GRID if self.lam_grid is None else self.lam_grid, "lam_grid")
+        choice = choose_lambda(X, y, eps, grid, "pruned", validation_fraction=self.validation_fraction,
+                               B=self.B)
+        if self.noise == "gaussian":
+            self.coef_, cal = _run_gaussian(X, y, eps, choice.lam, self.delta, self.B, self.random_state,
+                                            rng_name="random_state")
+            self.eta_, self.sigma_ = float("nan"), cal.sigma
+        else:
+            self.coef_, cal = _run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,
+                                          rng_name="random_state", delta=self.delta)
+            self.eta_, self.sigma_ = cal.eta, float("nan")
+        self.weights_ = np.array(cal.weights)
+        self.lam_ = choice.lam
+        self.tuning_ = choice
         return self
 
     def _fit_auto(self, X, y, epsilons):

@@ -10,11 +10,12 @@ proposition *prop-data-free-bound* on the expected excess risk of PDP-OP,
 
 .. math::
 
-    U(\lambda) = \lambda R^2 + \frac{C_\lambda^2\,(\lambda \sum_i \varepsilon_i^2 + d(d+1))}{S^2},
+    U(\lambda) = \min(\lambda R^2, 1) + \frac{C_\lambda^2\,(\lambda \sum_i \varepsilon_i^2 + d(d+1))}{S^2},
     \qquad C_\lambda = \frac{2\sqrt d\,(1 + \sqrt d B_\lambda)}{\lambda},\ S = \sum_i \varepsilon_i,
 
 which reads only public quantities: the grid, ``d``, the privacy levels and a public prior
-``R >= ||theta*||``.  It spends no privacy.  Its quality rests on ``R``.
+``R``; the bound compares PDP-OP with every ``theta*`` of norm at most ``R``.  It spends no
+privacy.  Its quality rests on ``R``.
 
 **Private tuning** (:func:`private_lambda`) adapts the parameter tuning of Chaudhuri,
 Monteleoni & Sarwate (JMLR 2011) to per-point budgets (proposition *prop-private-tuning*):
@@ -68,6 +69,7 @@ __all__ = [
     "selection_probabilities",
     "select",
     "private_lambda",
+    "pruned_lambda",
     "choose_lambda",
     "LOSS_RANGE",
     "DEFAULT_GRID",
@@ -90,12 +92,13 @@ class LambdaChoice:
     lam : float
         The chosen value.
     rule : str
-        ``"data-free"`` or ``"private"``.
+        ``"data-free"``, ``"pruned"`` or ``"private"``.
     spent : numpy.ndarray of shape (n,)
-        The privacy each point spent on the choice: 0 for the data-free rule, ``alpha * eps_i``
+        The privacy each point spent on the choice: 0 for the public rules, ``alpha * eps_i``
         for private tuning (the release spends the rest).
     candidates : numpy.ndarray
-        The grid values the rule chose among (after :func:`prune_grid` for private tuning).
+        The grid values the rule chose among (the plan's candidates for the pruned rule and
+        private tuning).
     index : int or None
         Private tuning: the position of ``lam`` in ``candidates``.
     models : numpy.ndarray or None
@@ -153,7 +156,7 @@ def _check_bound_choice(B):
                      f"(the exact supremum B*(lambda)), which hold on every dataset of the domain")
 
 
-def data_free_bound(lam, epsilons, d, R, B=None) -> float:
+def data_free_bound(lam, epsilons, d, R, B=None, *, capped: bool = True) -> float:
     r"""The bound :math:`U(\lambda)` on PDP-OP's expected excess risk (prop. *prop-data-free-bound*).
 
     For points drawn i.i.d. from any distribution on the domain (``x`` in ``[0, 1]^d``, ``y`` in
@@ -162,10 +165,13 @@ def data_free_bound(lam, epsilons, d, R, B=None) -> float:
     .. math::
 
         \mathbb E\,\mathcal R(\hat\theta) - \mathcal R(\theta^*) \le
-        \lambda R^2 + \lambda C_\lambda^2 \sum_i w_i^2 + \frac{d(d+1)\,C_\lambda^2}{S^2}
-        = \lambda R^2 + \frac{C_\lambda^2(\lambda\sum_i\varepsilon_i^2 + d(d+1))}{S^2},
+        \min(\lambda R^2, 1) + \lambda C_\lambda^2 \sum_i w_i^2 + \frac{d(d+1)\,C_\lambda^2}{S^2},
 
-    with :math:`\mathcal R(\theta) = \mathbb E(y - x^\top\theta)^2`: the ridge bias, the
+    with :math:`\mathcal R(\theta) = \mathbb E(y - x^\top\theta)^2`.  The first term is the
+    ridge bias :math:`\lambda R^2`, capped at 1 because the weighted ridge fits the training points
+    no worse than the zero model, whose expected loss :math:`\mathbb E y^2` is at most 1
+    (``capped=False``: the uncapped :math:`\lambda R^2`, also a bound, kept to show what the cap
+    changes).  Then the
     replace-one stability of the weighted ridge (its sensitivity :math:`w_i C_\lambda` times the
     loss's Lipschitz constant :math:`\lambda C_\lambda`) and the noise part
     :math:`\mathbb E Z^\top\Sigma_x Z \le d(d+1)/\eta^2`.  Derived in the book's chapter
@@ -180,14 +186,19 @@ def data_free_bound(lam, epsilons, d, R, B=None) -> float:
     d : int
         Number of features.
     R : float
-        A public bound on :math:`\|\theta^*\|`, ``> 0``, fixed before the data are seen.
+        A public radius ``> 0``, fixed before the data are seen: the bound holds for every
+        comparator :math:`\theta^*` of norm at most ``R``.
     B : None or "sharp", optional
         The norm bound of the calibration (:func:`pdp_lib.calibrate`).
+    capped : bool, default True
+        Cap the bias term at 1, the largest expected loss of the zero model on the domain.
 
     Returns
     -------
     float
     """
+    if not isinstance(capped, (bool, np.bool_)):
+        raise TypeError(f"capped must be True or False, got {capped!r}")
     B = _check_bound_choice(B)
     eps = check_epsilons(epsilons)
     lam = check_positive(lam, "lam")
@@ -195,17 +206,19 @@ def data_free_bound(lam, epsilons, d, R, B=None) -> float:
     R = _check_prior(R)
     C = noise_scale(lam, d, B)
     S = float(eps.sum())
-    return float(lam * R * R + C * C * (lam * float(np.sum(eps * eps)) + d * (d + 1)) / (S * S))
+    bias = min(lam * R * R, 1.0) if capped else lam * R * R
+    return float(bias + C * C * (lam * float(np.sum(eps * eps)) + d * (d + 1)) / (S * S))
 
 
-def data_free_lambda(grid, epsilons, d, R, B=None) -> float:
+def data_free_lambda(grid, epsilons, d, R, B=None, *, capped: bool = True) -> float:
     """The grid value minimizing :func:`data_free_bound` (the first in the grid's order, on a tie).
 
     Reads the grid, ``d``, the privacy levels, ``R`` and ``B``: no data, so it spends no
-    privacy.  Derived in the book's chapter *Choosing λ*.
+    privacy.  ``capped``: minimize the capped bound (the default) or the uncapped one.  Derived in
+    the book's chapter *Choosing λ*.
     """
     lams = check_grid(grid)
-    bounds = [data_free_bound(lam, epsilons, d, R, B) for lam in lams]
+    bounds = [data_free_bound(lam, epsilons, d, R, B, capped=capped) for lam in lams]
     return float(lams[int(np.argmin(bounds))])
 
 
@@ -410,18 +423,26 @@ def tuning_plan(epsilons, grid, d: int, alpha: float = 1.0, validation_fraction=
     """Candidates and partition of private tuning, from public quantities only.
 
     At most ``k_max`` candidates fit: ``n - 1`` (every part needs a point), or with a validation
-    share ``v``, ``n - floor(n v)``.  The grid is pruned by :func:`prune_grid` with the budget sum
-    ``S_rel`` of the model that will be released: ``(1 - alpha) S`` after a refit
-    (``alpha < 1``), else (``alpha = 1``) the smallest part's sum of a partition into
-    ``min(len(grid), k_max)`` candidate parts, so that a longer grid prunes more.  Of the values
-    kept, the ``k_max`` largest are the candidates, and the points are split by
-    :func:`public_parts` for them.  Reads the levels, the grid, ``d`` and the settings: nothing
-    private.
+    share ``v``, ``n - floor(n v)``.  The grid is pruned by :func:`prune_grid` with the budget sums
+    the released model is actually calibrated on:
+
+    * ``alpha < 1`` (a refit on all the points): ``(1 - alpha) S``; of the values kept, the
+      ``k_max`` largest are the candidates;
+    * ``alpha = 1`` (a candidate is released): the sums of the candidate parts themselves.  For
+      each count ``K`` from 1 to ``k_max`` the points are split into ``K`` candidate parts
+      (:func:`public_parts`) and the grid is pruned with the smallest of their sums ``S_K``; the
+      candidates are the ``K`` largest values kept for the largest ``K`` that keeps at least
+      ``K`` values (the largest grid value alone if none does).  Every candidate then passes the
+      pruning at the sum of the part it is trained on.
+
+    Reads the levels, the grid, ``d`` and the settings: nothing private.  Derived in the book's
+    chapter *Choosing λ* (algorithm *alg-private-tuning*, step 1).
     """
     eps = check_epsilons(epsilons)
     lams = check_grid(grid)
     d = check_dimension(d)
     alpha = check_fraction(alpha, "alpha", closed_low=False)
+    B = _check_bound_choice(B)
     if eps.size < 2:
         raise ValueError(f"epsilons has {eps.size} entries: private tuning needs at least 2 points "
                          f"(a candidate part and a validation part)")
@@ -438,38 +459,71 @@ def tuning_plan(epsilons, grid, d: int, alpha: float = 1.0, validation_fraction=
         room = n - m
     k_max = min(lams.size, room)
     if alpha < 1.0:
-        release = (1.0 - alpha) * float(eps.sum())
+        kept = prune_grid(lams, d, (1.0 - alpha) * float(eps.sum()), B)
+        candidates = np.sort(kept)[-k_max:]
     else:
-        parts, _ = public_parts(eps, k_max, validation_fraction)
-        release = alpha * min(float(eps[idx].sum()) for idx in parts)
-    kept = prune_grid(lams, d, release, B)
-    candidates = np.sort(kept)[-k_max:]
+        candidates = _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B)
     parts, validation = public_parts(eps, candidates.size, validation_fraction)
     return TuningPlan(candidates=candidates, parts=parts, validation=validation)
+
+
+def pruned_lambda(grid, epsilons, d: int, validation_fraction=0.5, B=None) -> float:
+    """The smallest candidate of private tuning's public plan: a rule that spends nothing.
+
+    :func:`tuning_plan` with ``alpha = 1`` and ``validation_fraction`` keeps the grid values whose
+    noise bound passes at the sums of the parts they would be trained on; this rule takes the
+    smallest of them, to fit PDP-OP on all the points with the full budgets.  It reads the grid,
+    the levels, ``d`` and the settings: no data, so it is 0-DP.  In the chapter *Choosing λ* it is
+    the public rule the comparison recommends on the data measured there.
+    """
+    return float(tuning_plan(epsilons, grid, d, 1.0, validation_fraction, B).candidates.min())
+
+
+def _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B) -> np.ndarray:
+    """The ``alpha = 1`` candidates of :func:`tuning_plan`: pruned at the sums of their own parts."""
+    noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams])
+    best = np.sort(lams)[-1:]
+    for k in range(1, k_max + 1):
+        parts, _ = public_parts(eps, k, validation_fraction)
+        smallest = min(float(eps[idx].sum()) for idx in parts)
+        kept = np.sort(lams[noise / smallest**2 <= 1.0])
+        if kept.size >= k:
+            best = kept[-k:]
+    return best
 
 
 def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha: float = 1.0,
                   validation_fraction=None, B=None, rng=None) -> LambdaChoice:
     """Choose ``lambda`` from ``grid`` by a rule whose privacy cost is known.
 
-    ``rule="data-free"``: :func:`data_free_lambda` with the public prior ``R``; ``X`` and ``y``
-    are checked but not read, and no privacy is spent.  ``rule="private"``:
-    :func:`private_lambda` with the share ``alpha``.  Derived in the book's chapter
-    *Choosing λ*.
+    ``rule="data-free"``: :func:`data_free_lambda` with the public prior ``R``.  ``rule="pruned"``:
+    :func:`pruned_lambda` (``validation_fraction`` names the plan it reads; ``None``: equal parts).
+    Both are public: ``X`` and ``y`` are checked but not read, and no privacy is spent.
+    ``rule="private"``: :func:`private_lambda` with the share ``alpha``.  Derived in the book's
+    chapter *Choosing λ*.
 
     Returns
     -------
     LambdaChoice
     """
-    if rule == "data-free":
+    if rule in ("data-free", "pruned"):
         X, y, eps, _ = check_problem(X, y, epsilons)
         alpha_unused = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and float(alpha) == 1.0
-        if not alpha_unused or validation_fraction is not None or rng is not None:
-            raise ValueError("alpha, validation_fraction and rng apply to rule='private' only: the data-free "
-                             "rule spends nothing and draws nothing")
-        if R is None:
-            raise ValueError("R is required by the data-free rule: a public bound on ||theta*|| in (0, inf)")
+        if rule == "data-free" and validation_fraction is not None:
+            raise ValueError("validation_fraction applies to rule='private' or 'pruned' only: the data-free "
+                             "rule reads no plan")
+        if not alpha_unused or rng is not None:
+            raise ValueError(f"alpha and rng apply to rule='private' only: the {rule} rule spends nothing and "
+                             f"draws nothing")
         lams = check_grid(grid)
+        if rule == "pruned":
+            if R is not None:
+                raise ValueError("R applies to rule='data-free' only: the pruned rule reads no prior")
+            lam = pruned_lambda(lams, eps, X.shape[1], validation_fraction, B)
+            kept = tuning_plan(eps, lams, X.shape[1], 1.0, validation_fraction, B).candidates
+            return LambdaChoice(lam=lam, rule="pruned", spent=np.zeros_like(eps), candidates=kept)
+        if R is None:
+            raise ValueError("R is required by the data-free rule: a public radius in (0, inf)")
         return LambdaChoice(lam=data_free_lambda(lams, eps, X.shape[1], R, B), rule="data-free",
                             spent=np.zeros_like(eps), candidates=lams)
     if rule == "private":
@@ -477,4 +531,4 @@ def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha:
             raise ValueError("R applies to rule='data-free' only: private tuning reads no prior")
         return private_lambda(X, y, epsilons, grid, alpha=alpha, validation_fraction=validation_fraction,
                               B=B, rng=rng)
-    raise ValueError(f"rule = {rule!r} is not allowed; choose 'data-free' or 'private'")
+    raise ValueError(f"rule = {rule!r} is not allowed; choose 'data-free', 'pruned' or 'private'")

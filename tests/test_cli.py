@@ -172,16 +172,18 @@ def test_beyond_group_lists_its_targets_and_new_columns(capsys):
 
 
 def test_tuning_targets_are_the_chapters_tables(capsys):
-    from pdp_lib.experiments.tuning_costs import DATASETS, FIXED, PRIORS, SETTINGS
+    from pdp_lib.experiments.tuning_costs import DATASETS, FIXED, PRIORS, PUBLIC_RULES, SETTINGS
 
     assert main(["reproduce", "tuning-1", "--runs", "200", "--replicates", "2", "--seed", "5"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert len(rows) == (len(PRIORS) + len(FIXED) + len(SETTINGS)) * len(DATASETS)
+    assert len(rows) == (len(PRIORS) + len(FIXED) + len(PUBLIC_RULES) + len(SETTINGS)) * len(DATASETS)
     assert {r["column"] for r in rows} == set(DATASETS)
     assert all(float(r["low"]) <= float(r["value"]) <= float(r["high"]) for r in rows)
     assert all(r["paper"] == "" for r in rows)
-    # exact rules never beat the oracle; a fixed lambda = 1 costs more than 1
-    assert all(float(r["low"]) >= 1 - 1e-12 for r in rows if not r["param"].startswith("private"))
+    # exact rules on the grid never beat the oracle (the constant 0 is not a grid value)
+    on_grid = [r for r in rows if not r["param"].startswith(("private", "constant"))]
+    assert len(on_grid) == (len(PRIORS) + len(FIXED) + 2) * len(DATASETS)
+    assert all(float(r["low"]) >= 1 - 1e-12 for r in on_grid)
     assert main(["reproduce", "tuning-2", "--runs", "200", "--format", "markdown"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("**tuning-2**") and "| private, α = 1, v = 0.5 |" in text

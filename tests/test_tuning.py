@@ -26,8 +26,16 @@ def test_data_free_bound_is_its_closed_form_by_hand():
     eps = np.array([0.5, 1.5])
     C = 5 / 8
     assert noise_scale(4.0, 1) == pytest.approx(C, rel=1e-15)
-    by_hand = 4 * 2.0**2 + C**2 * (4 * (0.25 + 2.25) + 1 * 2) / 2.0**2
-    assert tuning.data_free_bound(4.0, eps, 1, 2.0) == pytest.approx(by_hand, rel=1e-14)
+    rest = C**2 * (4 * (0.25 + 2.25) + 1 * 2) / 2.0**2
+    # lam R^2 = 16: the cap at 1 (the zero model's largest expected loss) binds
+    assert tuning.data_free_bound(4.0, eps, 1, 2.0) == pytest.approx(1 + rest, rel=1e-14)
+    assert tuning.data_free_bound(4.0, eps, 1, 2.0, capped=False) == pytest.approx(16 + rest, rel=1e-14)
+    # lam R^2 = 0.16 < 1: the cap changes nothing
+    low = tuning.data_free_bound(4.0, eps, 1, 0.2)
+    assert low == tuning.data_free_bound(4.0, eps, 1, 0.2, capped=False)
+    assert low == pytest.approx(0.16 + rest, rel=1e-14)
+    with pytest.raises(TypeError, match="capped must be True or False"):
+        tuning.data_free_bound(4.0, eps, 1, 0.2, capped=1)
 
 
 def test_data_free_bound_holds_on_a_population_it_can_compute():
@@ -150,6 +158,49 @@ def test_private_tuning_spends_alpha_eps_and_chooses_a_candidate():
     assert a.lam == b.lam and np.array_equal(a.models, b.models)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_plan_prunes_with_the_sums_its_candidates_are_trained_on(seed):
+    # brute force over the number of candidate parts, against tuning_plan (alpha = 1)
+    gen = np.random.default_rng(seed)
+    n, d = int(gen.integers(20, 400)), int(gen.integers(1, 13))
+    eps = pdp_lib.privacy_profile(n, rng=gen) * gen.uniform(0.2, 20)
+    grid = list(np.sort(gen.choice(tuning.DEFAULT_GRID, int(gen.integers(1, 18)), replace=False)))
+    for v in (None, 0.5):
+        plan = tuning.tuning_plan(eps, grid, d, 1.0, v)
+        k = plan.candidates.size
+        sums = [float(eps[idx].sum()) for idx in plan.parts]
+        for lam, S_k in zip(plan.candidates, sums):      # candidate k is trained on part k
+            passes = d * (d + 1) * noise_scale(lam, d) ** 2 / S_k**2 <= 1
+            assert passes or (k == 1 and lam == max(grid))
+        room = n - 1 if v is None else n - int(np.floor(n * v))
+        for bigger in range(k + 1, min(len(grid), room) + 1):  # no larger count fits
+            parts, _ = tuning.public_parts(eps, bigger, v)
+            smallest = min(float(eps[idx].sum()) for idx in parts)
+            kept = [lam for lam in grid if d * (d + 1) * noise_scale(lam, d) ** 2 / smallest**2 <= 1]
+            assert len(kept) < bigger
+        assert tuning.pruned_lambda(grid, eps, d, v) == plan.candidates.min()
+
+
+def test_the_pruned_rule_reads_no_data_and_spends_nothing():
+    X, y, eps = _problem(21, n=300)
+    gen = np.random.default_rng(0)
+    chosen = {tuning.choose_lambda(Xa, ya, eps, GRID, "pruned", validation_fraction=0.5).lam
+              for Xa, ya in [(X, y), (0 * X, 0 * y), (1 - X, -y),
+                             (gen.uniform(0, 1, X.shape), gen.uniform(-1, 1, y.shape))]}
+    assert chosen == {tuning.pruned_lambda(GRID, eps, 4)}
+    model = PersonalizedRidge(lam="pruned", lam_grid=GRID, random_state=5).fit(X, y, eps)
+    assert model.lam_ == tuning.pruned_lambda(GRID, eps, 4)
+    np.testing.assert_array_equal(model.tuning_.spent, np.zeros(eps.size))
+    direct = pdp_lib.pdp_op(X, y, eps, model.lam_, rng=5)
+    np.testing.assert_array_equal(model.coef_, direct)
+    with pytest.raises(ValueError, match="tuning_share = 0.5 applies to lam='auto' only"):
+        PersonalizedRidge(lam="pruned", tuning_share=0.5).fit(X, y, eps)
+    with pytest.raises(ValueError, match="R applies to rule='data-free' only"):
+        tuning.choose_lambda(X, y, eps, GRID, "pruned", R=1.0)
+    with pytest.raises(ValueError, match="rule='private' only"):
+        tuning.choose_lambda(X, y, eps, GRID, "pruned", rng=0)
+
+
 def test_pruning_reads_only_public_quantities_and_keeps_one_value():
     assert list(tuning.prune_grid([0.01], 3, 1e-3)) == [0.01]
     kept = tuning.prune_grid(GRID, 4, 50.0)
@@ -259,6 +310,11 @@ def test_rule_losses_are_exact_where_the_mechanism_allows():
         assert res.exact[j] == pytest.approx(float(pdp_lib.loss_moments(theta_bar, cal.eta, Xt, yt).mean), rel=1e-12)
     assert res.oracle == res.exact.min()
     assert res.fixed[1.0] == pytest.approx(res.exact[GRID.index(1.0)], rel=1e-12)
+    kept = tuning.tuning_plan(eps, GRID, 4, 1.0, 0.5).candidates
+    at_kept = [res.exact[GRID.index(lam)] for lam in kept]
+    assert res.public["smallest kept"] == (kept.min(), at_kept[0])
+    assert res.public["uniform kept"][1] == pytest.approx(np.mean(at_kept), rel=1e-12)
+    assert res.public["zero"][1] == pytest.approx(np.mean(np.asarray(yt) ** 2), rel=1e-12)
     for loss, se, p, cands in res.private.values():   # p: mean over the noise draws (not released)
         assert loss >= res.oracle * (1 - 1e-12) or loss >= res.oracle - 5 * se
         assert p.sum() == pytest.approx(1.0)
@@ -267,7 +323,7 @@ def test_rule_losses_are_exact_where_the_mechanism_allows():
 def test_tuning_arguments_without_lam_auto_are_refused():
     X, y, eps = _problem(17, n=40)
     for kwargs in (dict(lam_grid=[1.0, 10.0]), dict(tuning_share=0.5), dict(validation_fraction=0.3)):
-        with pytest.raises(ValueError, match="apply to lam='auto' only"):
+        with pytest.raises(ValueError, match="apply to lam='auto' or 'pruned' only"):
             PersonalizedRidge(lam=1.0, **kwargs).fit(X, y, eps)
     with pytest.raises(ValueError, match="rule='private' only"):
         tuning.choose_lambda(X, y, eps, GRID, "data-free", R=1.0, alpha=np.array([1.0, 1.0]))

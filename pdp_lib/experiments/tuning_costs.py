@@ -7,6 +7,10 @@ test loss of PDP-OP when ``lambda`` is chosen
   paper's tables implicitly do; it reads the test data and is not private);
 * by the data-free rule (:func:`pdp_lib.tuning.data_free_lambda`), for each prior ``R``;
 * as a fixed default;
+* by the public rules that read the tuning plan's candidates (:func:`pdp_lib.tuning.tuning_plan`,
+  public) and fit on all the points with the full budgets: the smallest candidate, and a uniform
+  pick among them (its expected loss is the candidates' mean);
+* as the constant predictor 0 (no model);
 * by private tuning (:func:`pdp_lib.tuning.private_lambda`) for each share ``alpha``.
 
 Every loss but private tuning's is exact (:func:`pdp_lib.loss_moments`).  Private tuning's is
@@ -29,13 +33,15 @@ from ..mechanism import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
-from .draws import mixture_seed, profile_draws
+from ..datasets import make_synthetic, train_test_split
+from ..profiles import privacy_profile
+from .draws import SPLIT_SEED, TEST_SIZE, mixture_seed, profile_draws, seed_sequence
 from .settings import SEED
 from .targets import get_target
 
 __all__ = ["RuleLosses", "rule_losses", "rule_label", "cost_draws", "cost_summary", "DATASETS", "PRIORS",
            "FIXED", "SETTINGS", "DRAWS", "NOISE_DRAWS", "TUNING_TARGETS", "tuning_profile",
-           "tuning_costs_table", "tuning_markdown"]
+           "tuning_costs_table", "tuning_markdown", "cost_by_n", "SIZES", "PUBLIC_RULES"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,9 @@ class RuleLosses:
     private : dict
         ``(alpha, validation_fraction)`` -> ``(expected loss, Monte Carlo standard error, probabilities over the candidates,
         candidates)``.
+    public : dict
+        ``"smallest kept"`` -> ``(lambda, expected loss)``; ``"uniform kept"`` -> ``(mean lambda, expected
+        loss)``; ``"zero"`` -> ``(nan, loss of the constant predictor 0)``.
     """
 
     grid: np.ndarray
@@ -64,6 +73,7 @@ class RuleLosses:
     data_free: dict
     fixed: dict
     private: dict
+    public: dict
 
 
 def _exact_losses(X, y, budgets, lams, loss, B):
@@ -76,24 +86,40 @@ def _exact_losses(X, y, budgets, lams, loss, B):
     return out
 
 
+_BLOCK = 2**24
+"""Validation losses held at once by :func:`_private_loss` (draws x candidates x points), about 128 MB."""
+
+
 def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws):
-    """Expected loss, its Monte Carlo error, the mean selection probabilities and the candidates."""
+    """Expected loss, its Monte Carlo error, the mean selection probabilities and the candidates.
+
+    The noise draws are taken in blocks of at most ``_BLOCK // (K m)`` (``K`` candidates, ``m``
+    validation points), so that memory stays bounded at any ``n``.
+    """
     alpha, fraction = setting
     plan = _tuning.tuning_plan(eps, lams, X.shape[1], alpha, fraction, B)
-    models = _tuning._candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, draws)
     val = plan.validation
-    p = _tuning.selection_probabilities(_tuning.validation_losses(models, X[val], y[val]), eps[val], alpha)
-    if alpha == 1.0:
-        values = loss.value(models.reshape(-1, X.shape[1])).reshape(draws, -1)
-        per_draw = np.sum(p * values, axis=1)
-    else:
-        per_draw = p @ _exact_losses(X, y, (1.0 - alpha) * eps, plan.candidates, loss, B)
-    return (float(per_draw.mean()), float(per_draw.std(ddof=1) / np.sqrt(draws)), p.mean(axis=0),
+    block = max(1, _BLOCK // (plan.candidates.size * val.size))
+    refit = None if alpha == 1.0 else _exact_losses(X, y, (1.0 - alpha) * eps, plan.candidates, loss, B)
+    per_draw, p_sum = [], 0.0
+    for start in range(0, draws, block):
+        size = min(block, draws - start)
+        models = _tuning._candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, size)
+        p = _tuning.selection_probabilities(_tuning.validation_losses(models, X[val], y[val]), eps[val],
+                                            alpha)
+        if refit is None:
+            values = loss.value(models.reshape(-1, X.shape[1])).reshape(size, -1)
+            per_draw.append(np.sum(p * values, axis=1))
+        else:
+            per_draw.append(p @ refit)
+        p_sum = p_sum + p.sum(axis=0)
+    per_draw = np.concatenate(per_draw)
+    return (float(per_draw.mean()), float(per_draw.std(ddof=1) / np.sqrt(draws)), p_sum / draws,
             plan.candidates)
 
 
 def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1.0,), settings=((1.0, None),),
-                B=None, noise_draws: int = 2000, rng=None) -> RuleLosses:
+                B=None, noise_draws: int = 2000, rng=None, plan=(1.0, 0.5)) -> RuleLosses:
     """PDP-OP's expected unregularized test loss under each rule for choosing ``lambda``.
 
     Parameters
@@ -116,6 +142,9 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
     noise_draws : int
         Draws of the candidates' noise behind private tuning's selection probabilities.
     rng : None, int or numpy.random.Generator
+    plan : (float, float or None)
+        The ``(alpha, validation_fraction)`` of the tuning plan whose candidates the public rules
+        read (the default of ``PersonalizedRidge(lam="auto")``).
 
     Returns
     -------
@@ -134,8 +163,13 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
         data_free[float(R)] = (lam, float(_exact_losses(X, y, eps, [lam], loss, B)[0]))
     fixed_losses = {float(lam): float(_exact_losses(X, y, eps, [lam], loss, B)[0]) for lam in fixed}
     private = {setting: _private_loss(X, y, eps, lams, setting, loss, B, gen, draws) for setting in settings}
+    kept = _tuning.tuning_plan(eps, lams, d, *plan, B).candidates
+    at_kept = exact[[int(np.flatnonzero(lams == lam)[0]) for lam in kept]]   # kept: grid values
+    public = {"smallest kept": (float(kept.min()), float(at_kept[np.argmin(kept)])),   # PUBLIC_RULES
+              "uniform kept": (float(kept.mean()), float(at_kept.mean())),
+              "zero": (float("nan"), float(loss.value(np.zeros(d))))}
     return RuleLosses(grid=lams, exact=exact, oracle=float(exact.min()), data_free=data_free,
-                      fixed=fixed_losses, private=private)
+                      fixed=fixed_losses, private=private, public=public)
 
 
 def _value_text(x) -> str:
@@ -149,6 +183,9 @@ def rule_label(kind: str, setting) -> str:
         return f"data-free, R = {_value_text(setting)}"
     if kind == "fixed":
         return f"fixed λ = {_value_text(setting)}"
+    if kind == "public":
+        return {"smallest kept": "smallest kept λ", "uniform kept": "uniform kept λ",
+                "zero": "constant 0"}[setting]
     alpha, fraction = setting
     part = "equal parts" if fraction is None else f"v = {_value_text(fraction)}"
     return f"private, α = {_value_text(alpha)}, {part}"
@@ -179,16 +216,49 @@ def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fix
         gen = np.random.default_rng(mixture_seed(draw, spec, X.shape[0]).spawn(1)[0])
         res = rule_losses(X, y, eps, draw.X_test, draw.y_test, grid, priors=priors, fixed=fixed,
                           settings=settings, B=B, noise_draws=noise_draws, rng=gen)
-        best = float(res.grid[int(np.argmin(res.exact))])
-        rows.append((dataset, r, "oracle", best, res.oracle, 0.0, res.grid.size))
-        for R, (lam, loss) in res.data_free.items():
-            rows.append((dataset, r, rule_label("data_free", R), lam, loss / res.oracle, 0.0, 1))
-        for lam, loss in res.fixed.items():
-            rows.append((dataset, r, rule_label("fixed", lam), lam, loss / res.oracle, 0.0, 1))
-        for setting, (loss, se, p, cands) in res.private.items():
-            rows.append((dataset, r, rule_label("private", setting), float(p @ cands),
-                         loss / res.oracle, se / res.oracle, cands.size))
+        rows.extend((dataset, r, *row) for row in _rows(res))
     return pd.DataFrame(rows, columns=["dataset", "replicate", "rule", "lam", "ratio", "se", "candidates"])
+
+
+def cost_by_n(sizes, replicates: int, grid, *, d: int = 30, spec=None, priors=(1.0,), fixed=(1.0,),
+              settings=((1.0, 0.5),), noise_draws: int = 400, seed: int = SEED, B=None) -> pd.DataFrame:
+    """:func:`cost_draws` on the paper's synthetic data (``sigma = 0``) at each total size ``n``.
+
+    Draw ``r`` at size ``n`` is :func:`pdp_lib.make_synthetic` ``(n, d)`` from the stream
+    ``(9, n, r, 0)`` of ``seed``, split 80/20 as the paper's data are, with the levels of ``spec``
+    from the stream ``(9, n, r, 1)`` and the candidates' noise from ``(9, n, r, 2)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`cost_draws`'s columns, with ``dataset`` replaced by ``n``.
+    """
+    spec = DEFAULT_PROFILE if spec is None else spec
+    rows = []
+    for n in sizes:
+        n = check_count(n, "n", minimum=10)
+        for r in range(check_count(replicates, "replicates")):
+            streams = [np.random.default_rng(seed_sequence(seed, 9, n, r, part)) for part in range(3)]
+            data = make_synthetic(n, d, sigma=0.0, rng=streams[0])
+            X, X_test, y, y_test = train_test_split(data.X, data.y, test_size=TEST_SIZE, seed=SPLIT_SEED)
+            eps = privacy_profile(X.shape[0], spec, rng=streams[1])
+            res = rule_losses(X, y, eps, X_test, y_test, grid, priors=priors, fixed=fixed, settings=settings,
+                              B=B, noise_draws=noise_draws, rng=streams[2])
+            rows.extend((n, r, *row) for row in _rows(res))
+    return pd.DataFrame(rows, columns=["n", "replicate", "rule", "lam", "ratio", "se", "candidates"])
+
+
+def _rows(res: RuleLosses):
+    """``(rule, lam, ratio, se, candidates)`` for each rule of one draw, the oracle first."""
+    yield "oracle", float(res.grid[int(np.argmin(res.exact))]), res.oracle, 0.0, res.grid.size
+    for R, (lam, loss) in res.data_free.items():
+        yield rule_label("data_free", R), lam, loss / res.oracle, 0.0, 1
+    for lam, loss in res.fixed.items():
+        yield rule_label("fixed", lam), lam, loss / res.oracle, 0.0, 1
+    for name, (lam, loss) in res.public.items():
+        yield rule_label("public", name), lam, loss / res.oracle, 0.0, 1
+    for setting, (loss, se, p, cands) in res.private.items():
+        yield rule_label("private", setting), float(p @ cands), loss / res.oracle, se / res.oracle, cands.size
 
 
 def cost_summary(draws: pd.DataFrame) -> pd.DataFrame:
@@ -210,7 +280,11 @@ DATASETS = ("medical_cost", "diabetes", "synthetic")
 PRIORS = (0.25, 0.5, 1.0, 2.0)
 FIXED = (1.0, 1000.0)
 SETTINGS = ((1.0, None), (1.0, 0.5), (0.5, 0.5), (0.25, 0.5))
+PUBLIC_RULES = ("smallest kept", "uniform kept", "zero")
+"""The public rules :func:`rule_losses` always measures (``RuleLosses.public``)."""
 DRAWS, NOISE_DRAWS = 20, 4000
+SIZES = (1_000, 3_000, 10_000, 30_000, 100_000)
+"""The synthetic data's total sizes of :func:`cost_by_n` in the chapter *Choosing λ*."""
 TUNING_TARGETS = {"tuning-1": ("default", "table-1"), "tuning-2": ("Jorgensen's", "table-6")}
 """Target name -> (profile name, a table of the paper whose profile it uses)."""
 
