@@ -41,7 +41,8 @@ from .targets import get_target
 
 __all__ = ["RuleLosses", "rule_losses", "rule_label", "cost_draws", "cost_summary", "DATASETS", "PRIORS",
            "FIXED", "SETTINGS", "DRAWS", "NOISE_DRAWS", "TUNING_TARGETS", "tuning_profile",
-           "tuning_costs_table", "tuning_markdown", "cost_by_n", "SIZES", "PUBLIC_RULES"]
+           "tuning_costs_table", "tuning_markdown", "cost_by_n", "SIZES", "SIZE_DRAWS",
+           "SIZE_NOISE_DRAWS", "PUBLIC_RULES"]
 
 
 @dataclass(frozen=True)
@@ -261,16 +262,16 @@ def _rows(res: RuleLosses):
         yield rule_label("private", setting), float(p @ cands), loss / res.oracle, se / res.oracle, cands.size
 
 
-def cost_summary(draws: pd.DataFrame) -> pd.DataFrame:
-    """Mean ratio, its 95% band over draws and its largest value, per dataset and rule.
+def cost_summary(draws: pd.DataFrame, by: str = "dataset") -> pd.DataFrame:
+    """Mean ratio and its range over the draws (``low``, ``high``; ``worst`` = ``high``), per ``by`` and rule.
 
-    The band runs from the 2.5% to the 97.5% quantile of the draws (linear interpolation: with 20
-    draws, close to their range).
+    The range of ``k`` exchangeable draws holds a new draw with probability ``(k - 1) / (k + 1)``
+    (19/21, about 90%, for 20 draws): that, not a nominal level, is the band's coverage.
     """
     ratios = draws[draws["rule"] != "oracle"]
-    grouped = ratios.groupby(["dataset", "rule"], sort=False)["ratio"]
-    return pd.DataFrame({"mean": grouped.mean(), "low": grouped.quantile(0.025),
-                         "high": grouped.quantile(0.975), "worst": grouped.max()}).reset_index()
+    grouped = ratios.groupby([by, "rule"], sort=False)["ratio"]
+    return pd.DataFrame({"mean": grouped.mean(), "low": grouped.min(), "high": grouped.max(),
+                         "worst": grouped.max()}).reset_index()
 
 
 # The comparison of the chapter *Choosing λ*, written once: the chapter and the command line's
@@ -283,8 +284,9 @@ SETTINGS = ((1.0, None), (1.0, 0.5), (0.5, 0.5), (0.25, 0.5))
 PUBLIC_RULES = ("smallest kept", "uniform kept", "zero")
 """The public rules :func:`rule_losses` always measures (``RuleLosses.public``)."""
 DRAWS, NOISE_DRAWS = 20, 4000
-SIZES = (1_000, 3_000, 10_000, 30_000, 100_000)
-"""The synthetic data's total sizes of :func:`cost_by_n` in the chapter *Choosing λ*."""
+SIZES, SIZE_DRAWS, SIZE_NOISE_DRAWS = (1_000, 3_000, 10_000, 30_000, 100_000), 5, 400
+"""The synthetic data's total sizes of :func:`cost_by_n` in the chapter *Choosing λ*, the draws at
+each size and the candidates' noise draws behind private tuning's value."""
 TUNING_TARGETS = {"tuning-1": ("default", "table-1"), "tuning-2": ("Jorgensen's", "table-6")}
 """Target name -> (profile name, a table of the paper whose profile it uses)."""
 
@@ -301,9 +303,9 @@ def tuning_costs_table(target: str, *, draws: int = DRAWS, noise_draws: int = NO
     """A tuning target as a long table in the command line's format (``param, column, value, low, high, paper``).
 
     ``param`` is the rule, ``column`` the dataset, ``value`` the mean over ``draws`` draws of
-    PDP-OP's expected test loss under the rule over the oracle's, ``low`` and ``high`` the 2.5% and
-    97.5% quantiles over the draws (equal to ``value`` with one draw), ``paper`` empty (the paper
-    has no such table).
+    PDP-OP's expected test loss under the rule over the oracle's, ``low`` and ``high`` the smallest
+    and the largest draw (equal to ``value`` with one draw), ``paper`` empty (the paper has no
+    such table).
     """
     spec = tuning_profile(target)
     draws_table = cost_draws(DATASETS, draws, _tuning.DEFAULT_GRID, spec=spec, priors=PRIORS, fixed=FIXED,
@@ -322,5 +324,5 @@ def tuning_markdown(target: str, table: pd.DataFrame) -> str:
     rows = [[rule, *(cell[rule, d] for d in datasets)] for rule in rules]
     profile = TUNING_TARGETS[target][0]
     title = (f"**{target}**: PDP-OP's expected test loss under each rule for choosing lambda over its loss at "
-             f"the oracle lambda, mean [2.5%, 97.5%] over draws, {profile} profile")
+             f"the oracle lambda, mean [smallest, largest] over draws, {profile} profile")
     return f"{title}\n\n" + markdown_table(["rule", *datasets], rows) + "\n"
