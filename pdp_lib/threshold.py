@@ -29,6 +29,8 @@ Derived in the book's chapter *Does personalization pay?*.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .mechanism import _run_pdp_op, _weighted_ridge, calibrate
@@ -108,7 +110,9 @@ def personalization_ratio(epsilons) -> float:
     """
     eps = check_epsilons(epsilons)
     tau = best_public_threshold(eps)
-    return float(eps.sum() / (tau * np.count_nonzero(eps >= tau)))
+    # fsum rounds the exact sum once, and tau * k is rounded once: as the exact sum is at least
+    # tau * k and rounding is monotone, the computed ratio is at least 1, as the exact one is
+    return float(math.fsum(eps) / (tau * np.count_nonzero(eps >= tau)))
 
 
 def harmonic_number(n) -> float:

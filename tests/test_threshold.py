@@ -11,7 +11,7 @@ import pdp_lib
 from pdp_lib import PersonalizedRidge, best_public_threshold, calibrate, oracle_threshold, pdp_op, threshold_dp
 from pdp_lib.bounds import noise_scale, norm_bound, sharp_norm_bound
 from pdp_lib.moments import loss_moments
-from pdp_lib.threshold import kept_mask, threshold_calibration, threshold_candidates
+from pdp_lib.threshold import kept_mask, personalization_ratio, threshold_calibration, threshold_candidates
 
 
 def _data(seed, n=40, d=4):
@@ -176,3 +176,17 @@ def test_sharp_option_in_pdp_op_the_estimator_and_the_baselines():
                           pdp_op(X, y, np.full(40, 0.1), 1.0, B="sharp", rng=3))
     with pytest.raises(TypeError, match="B must be a real number or 'sharp', got str 'Sharp'"):
         pdp_op(X, y, eps, 1.0, B="Sharp")
+
+
+@pytest.mark.parametrize("level, n", [(0.7, 20), (0.1, 3), (0.3, 10), (1e-3, 999), (7.1, 77)])
+def test_the_ratio_of_a_constant_profile_is_exactly_one(level, n):
+    # a float sum of n equal levels can round below n * level (20 x 0.7 gives 13.999999999999998)
+    assert personalization_ratio(np.full(n, level)) == 1.0
+
+
+def test_the_ratio_is_never_below_one_on_random_profiles():
+    gen = np.random.default_rng(11)
+    for _ in range(2000):
+        n = int(gen.integers(1, 60))
+        eps = gen.choice([0.1, 0.2, 0.3, 0.7, 1.1, 3.3], n) * gen.choice([1.0, 0.1, 1e-3])
+        assert personalization_ratio(eps) >= 1.0
