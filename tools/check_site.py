@@ -16,7 +16,9 @@ Usage (after ``make book``)::
    table, a figure); pages are opened from ``file://`` so nothing leaves the machine.
 5. With ``--layout``: on every page of the site (chapters, landing page, indexes), laid out
    by headless Chromium at 1280 px, no table is wider than the text column, no code box
-   scrolls (its lines fit), and every figure of a chapter has a caption with a number and is
+   scrolls (its lines fit), no display equation typeset by MathJax is wider than the text
+   column (its glyphs, not its box, are measured: a cut equation shows no scroll bar), and
+   every figure of a chapter has a caption with a number and is
    drawn at ``MIN_DPI`` or more (the PNG's own dpi times the scale at which the page shows
    it), so that its text, drawn at 10.5 pt or more, is at least 80% of the body text's size.
 
@@ -339,6 +341,11 @@ def screenshot(page: Path, out: Path, width: int, height: int) -> None:
 # paints nothing when it scrolls); reports through the title.
 _LAYOUT_SCRIPT = """<script>
 window.addEventListener("load", function () {
+  // display math is laid out by MathJax after the page loads: measure once it has typeset
+  var typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
+  typeset.then(measure, measure);
+});
+function measure() {
   var column = document.querySelector("article.bd-article") || document.body;
   var wide = [];
   document.querySelectorAll("article table").forEach(function (t) {
@@ -374,9 +381,23 @@ window.addEventListener("load", function () {
       for (var s = n.previousElementSibling; s; s = s.previousElementSibling) s.style.display = "none";
     }
   }
+  var math = [];
+  var sources = document.querySelectorAll("article div.math").length;   // display math in the source
+  var displays = document.querySelectorAll('article mjx-container[display="true"]');
+  displays.forEach(function (m) {
+    var inner = m.querySelector("mjx-math");
+    var drawn = inner ? inner.getBoundingClientRect().width : m.scrollWidth;
+    var room = Math.min(m.clientWidth, column.clientWidth);
+    if (drawn > room + 1) {
+      var box = m.closest("[id]");
+      math.push(Math.round(drawn) + " px in " + room + " px" + (box ? " (in #" + box.id + ")" : "") + ": " +
+                (m.textContent || "").replace(/\s+/g, " ").trim().slice(0, 50));
+    }
+  });
   document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide,
-                                                code: code, images: images});
-});
+                                                code: code, images: images, math: math,
+                                                displays: displays.length, math_sources: sources});
+}
 </script>"""
 
 
@@ -442,6 +463,9 @@ def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
     where = f"{page.name} at {width} px"
     problems = [f"{where}: table {w}" for w in report["wide"]]
     problems += [f"{where}: code box {c}" for c in report["code"]]
+    problems += [f"{where}: display equation {m}" for m in report["math"]]
+    if report["math_sources"] and not report["displays"]:
+        problems.append(f"{where}: {report['math_sources']} math block(s) but no display typeset by MathJax")
     dpis = []
     for img in report["images"]:
         file = (page.parent / unquote(img["src"])).resolve()
@@ -457,7 +481,7 @@ def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
         dpis.append(drawn)
         if drawn < MIN_DPI:
             problems.append(f"{where}: figure {name} drawn at {drawn:.0f} dpi (at least {MIN_DPI})")
-    counts = {"tables": report["tables"], "figures": len(report["images"]),
+    counts = {"tables": report["tables"], "display equations": report["displays"], "figures": len(report["images"]),
               "least dpi": round(min(dpis)) if dpis else None}
     return counts, problems
 
