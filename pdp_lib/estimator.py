@@ -57,8 +57,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``lam="auto"`` or ``"pruned"``: the validation part's share of the points of the tuning plan
         (:func:`pdp_lib.tuning.public_parts`);
         ``None``: an equal share with each candidate.  The defaults (``tuning_share=1``, half of the
-        points for validation) are the setting whose worst case was smallest in the chapter's
-        comparison.
+        points for validation) are private tuning's setting with the smallest mean cost on the two
+        real datasets of the chapter's comparison (not the smallest worst case: on its small
+        synthetic data another setting did better).
     B : None, "sharp" or float, default None
         ``None``: the paper's ``B(lambda)`` (Theorem 3.1).  ``"sharp"``: the exact supremum
         ``B*(lambda)`` of ``||theta_bar||`` over the domain, the same guarantee with less

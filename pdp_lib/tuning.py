@@ -497,7 +497,8 @@ def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha:
     """Choose ``lambda`` from ``grid`` by a rule whose privacy cost is known.
 
     ``rule="data-free"``: :func:`data_free_lambda` with the public prior ``R``.  ``rule="pruned"``:
-    :func:`pruned_lambda` (``validation_fraction`` names the plan it reads; ``None``: equal parts).
+    :func:`pruned_lambda` (``validation_fraction`` names the plan it reads; ``None``: 1/2, as in
+    :func:`pruned_lambda` and ``PersonalizedRidge(lam="pruned")``).
     Both are public: ``X`` and ``y`` are checked but not read, and no privacy is spent.
     ``rule="private"``: :func:`private_lambda` with the share ``alpha``.  Derived in the book's
     chapter *Choosing λ*.
@@ -519,8 +520,9 @@ def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha:
         if rule == "pruned":
             if R is not None:
                 raise ValueError("R applies to rule='data-free' only: the pruned rule reads no prior")
-            lam = pruned_lambda(lams, eps, X.shape[1], validation_fraction, B)
-            kept = tuning_plan(eps, lams, X.shape[1], 1.0, validation_fraction, B).candidates
+            v = 0.5 if validation_fraction is None else validation_fraction
+            lam = pruned_lambda(lams, eps, X.shape[1], v, B)
+            kept = tuning_plan(eps, lams, X.shape[1], 1.0, v, B).candidates
             return LambdaChoice(lam=lam, rule="pruned", spent=np.zeros_like(eps), candidates=kept)
         if R is None:
             raise ValueError("R is required by the data-free rule: a public radius in (0, inf)")

@@ -182,7 +182,7 @@ def test_tuning_targets_are_the_chapters_tables(capsys):
     assert all(r["paper"] == "" for r in rows)
     # exact rules on the grid never beat the oracle (the constant 0 is not a grid value)
     on_grid = [r for r in rows if not r["param"].startswith(("private", "constant"))]
-    assert len(on_grid) == (len(PRIORS) + len(FIXED) + 2) * len(DATASETS)
+    assert len(on_grid) == (len(PRIORS) + len(FIXED) + 3) * len(DATASETS)
     assert all(float(r["low"]) >= 1 - 1e-12 for r in on_grid)
     assert main(["reproduce", "tuning-2", "--runs", "200", "--format", "markdown"]) == 0
     text = capsys.readouterr().out

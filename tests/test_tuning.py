@@ -184,7 +184,7 @@ def test_the_plan_prunes_with_the_sums_its_candidates_are_trained_on(seed):
 def test_the_pruned_rule_reads_no_data_and_spends_nothing():
     X, y, eps = _problem(21, n=300)
     gen = np.random.default_rng(0)
-    chosen = {tuning.choose_lambda(Xa, ya, eps, GRID, "pruned", validation_fraction=0.5).lam
+    chosen = {tuning.choose_lambda(Xa, ya, eps, GRID, "pruned").lam      # v = 1/2 by default
               for Xa, ya in [(X, y), (0 * X, 0 * y), (1 - X, -y),
                              (gen.uniform(0, 1, X.shape), gen.uniform(-1, 1, y.shape))]}
     assert chosen == {tuning.pruned_lambda(GRID, eps, 4)}
@@ -315,6 +315,8 @@ def test_rule_losses_are_exact_where_the_mechanism_allows():
     assert res.public["smallest kept"] == (kept.min(), at_kept[0])
     assert res.public["uniform kept"][1] == pytest.approx(np.mean(at_kept), rel=1e-12)
     assert res.public["zero"][1] == pytest.approx(np.mean(np.asarray(yt) ** 2), rel=1e-12)
+    lam = tuning.data_free_lambda(GRID, eps, 4, 0.5)         # R = 1/sqrt(d), d = 4
+    assert res.public["domain radius"] == (lam, res.exact[GRID.index(lam)])
     for loss, se, p, cands in res.private.values():   # p: mean over the noise draws (not released)
         assert loss >= res.oracle * (1 - 1e-12) or loss >= res.oracle - 5 * se
         assert p.sum() == pytest.approx(1.0)

@@ -11,6 +11,7 @@ test loss of PDP-OP when ``lambda`` is chosen
   public) and fit on all the points with the full budgets: the smallest candidate, and a uniform
   pick among them (its expected loss is the candidates' mean);
 * as the constant predictor 0 (no model);
+* by the data-free rule with the radius the domain defends, ``R = 1/sqrt(d)``;
 * by private tuning (:func:`pdp_lib.tuning.private_lambda`) for each share ``alpha``.
 
 Every loss but private tuning's is exact (:func:`pdp_lib.loss_moments`).  Private tuning's is
@@ -65,7 +66,8 @@ class RuleLosses:
         candidates)``.
     public : dict
         ``"smallest kept"`` -> ``(lambda, expected loss)``; ``"uniform kept"`` -> ``(mean lambda, expected
-        loss)``; ``"zero"`` -> ``(nan, loss of the constant predictor 0)``.
+        loss)``; ``"zero"`` -> ``(nan, loss of the constant predictor 0)``; ``"domain radius"`` -> ``(lambda,
+        expected loss)`` of the data-free rule with ``R = 1/sqrt(d)``.
     """
 
     grid: np.ndarray
@@ -119,6 +121,13 @@ def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws):
             plan.candidates)
 
 
+def _domain_radius(X, y, eps, lams, loss, B):
+    """The data-free rule with ``R = 1/sqrt(d)``: the largest ball whose every model predicts in ``[-1, 1]``
+    on ``[0, 1]^d``, a prior the domain alone defends."""
+    lam = _tuning.data_free_lambda(lams, eps, X.shape[1], 1.0 / np.sqrt(X.shape[1]), B)
+    return lam, float(_exact_losses(X, y, eps, [lam], loss, B)[0])
+
+
 def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1.0,), settings=((1.0, None),),
                 B=None, noise_draws: int = 2000, rng=None, plan=(1.0, 0.5)) -> RuleLosses:
     """PDP-OP's expected unregularized test loss under each rule for choosing ``lambda``.
@@ -168,7 +177,8 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
     at_kept = exact[[int(np.flatnonzero(lams == lam)[0]) for lam in kept]]   # kept: grid values
     public = {"smallest kept": (float(kept.min()), float(at_kept[np.argmin(kept)])),   # PUBLIC_RULES
               "uniform kept": (float(kept.mean()), float(at_kept.mean())),
-              "zero": (float("nan"), float(loss.value(np.zeros(d))))}
+              "zero": (float("nan"), float(loss.value(np.zeros(d)))),
+              "domain radius": _domain_radius(X, y, eps, lams, loss, B)}
     return RuleLosses(grid=lams, exact=exact, oracle=float(exact.min()), data_free=data_free,
                       fixed=fixed_losses, private=private, public=public)
 
@@ -186,7 +196,7 @@ def rule_label(kind: str, setting) -> str:
         return f"fixed λ = {_value_text(setting)}"
     if kind == "public":
         return {"smallest kept": "smallest kept λ", "uniform kept": "uniform kept λ",
-                "zero": "constant 0"}[setting]
+                "zero": "constant 0", "domain radius": "data-free, R = 1/√d"}[setting]
     alpha, fraction = setting
     part = "equal parts" if fraction is None else f"v = {_value_text(fraction)}"
     return f"private, α = {_value_text(alpha)}, {part}"
@@ -281,10 +291,10 @@ DATASETS = ("medical_cost", "diabetes", "synthetic")
 PRIORS = (0.25, 0.5, 1.0, 2.0)
 FIXED = (1.0, 1000.0)
 SETTINGS = ((1.0, None), (1.0, 0.5), (0.5, 0.5), (0.25, 0.5))
-PUBLIC_RULES = ("smallest kept", "uniform kept", "zero")
+PUBLIC_RULES = ("smallest kept", "uniform kept", "zero", "domain radius")
 """The public rules :func:`rule_losses` always measures (``RuleLosses.public``)."""
 DRAWS, NOISE_DRAWS = 20, 4000
-SIZES, SIZE_DRAWS, SIZE_NOISE_DRAWS = (1_000, 3_000, 10_000, 30_000, 100_000), 5, 400
+SIZES, SIZE_DRAWS, SIZE_NOISE_DRAWS = (1_000, 3_000, 10_000, 100_000), 20, 100
 """The synthetic data's total sizes of :func:`cost_by_n` in the chapter *Choosing λ*, the draws at
 each size and the candidates' noise draws behind private tuning's value."""
 TUNING_TARGETS = {"tuning-1": ("default", "table-1"), "tuning-2": ("Jorgensen's", "table-6")}
