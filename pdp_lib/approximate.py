@@ -180,8 +180,11 @@ def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None,
         mu = float(cal.mu[int(point)])
         out = [gaussian_privacy_profile(e, mu) for e in values]
     else:
-        cal = calibrate(eps, lam, d, B, delta=delta, weighting=weighting)
-        a = cal.eta * float(cal.weights[int(point)]) * noise_scale(lam, d, cal.B)
+        if delta is None:   # Theorem 3.1 (or 3.2): eta * Delta_i = eps_i exactly, for every B
+            a = float(eps[int(point)])     # (the product of the rounded factors can exceed it)
+        else:
+            cal = calibrate(eps, lam, d, B, delta=delta, weighting=weighting)
+            a = cal.eta * float(cal.weights[int(point)]) * noise_scale(lam, d, cal.B)
         out = [l2_privacy_profile(e, d, a) for e in values]
     return np.array(out).reshape(grid.shape)
 

@@ -12,7 +12,10 @@ mechanisms here the profile depends on one number and the dimension:
   :math:`T = \langle U, v/\Delta\rangle`, whose law is :math:`(1 + T)/2 \sim
   \mathrm{Beta}(\frac{d-1}2, \frac{d-1}2)` for :math:`d \ge 2`, the loss is monotone in :math:`T`,
   and :math:`\delta(\varepsilon') = P_0(L > \varepsilon') - e^{\varepsilon'} P_v(L > \varepsilon')`
-  is a one-dimensional integral over :math:`R`.  It follows Joseph, Kulesza & Yu (ICML 2025).
+  is a pair of one-dimensional integrals over :math:`R` (:func:`_profile_terms`, which keeps the
+  factor :math:`e^{\varepsilon'}` inside the second, so that any finite :math:`\varepsilon'`
+  works), elementary for :math:`d = 3` (:func:`_profile_d3`).  It follows Joseph, Kulesza & Yu
+  (ICML 2025).
 - the **Gaussian mechanism** :math:`N(\cdot, \sigma^2 I)`: :math:`\mu = \Delta/\sigma`, whatever
   :math:`d`, with the closed form :math:`\delta(\varepsilon') = \Phi(\mu/2 - \varepsilon'/\mu) -
   e^{\varepsilon'}\Phi(-\mu/2 - \varepsilon'/\mu)` (Balle & Wang, ICML 2018)
@@ -27,6 +30,7 @@ Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -66,49 +70,212 @@ def laplace_privacy_profile(eps_prime, a) -> float:
 
 
 _QUADRATURE_ERROR = 1e-10   # the largest error estimate of the profile accepted (absolute)
+_TAIL = 1e-17               # P(R > end) at the end of the quadrature of P_0 (its part beyond is bounded)
+_Q_TAIL = 1e-18             # a bound on the part of e^c P_v left beyond the end of its quadrature (safe side)
 
 
-def _probabilities(c: float, d: int, a: float):
-    """``(P_0(L > c), P_v(L > c), error)`` for the ℓ2 mechanism in R^d (``d >= 2``), ``eta = 1``, ``||v|| = a``.
+def _log_beta_cdf(h: float, x: float) -> float:
+    r"""``log I_x(h, h)`` for ``0 < x <= 1/2``, also where :math:`I_x` underflows.
 
-    With ``o = R U`` under ``P_0``: ``L > c`` iff ``T < (a^2 - c^2 - 2Rc) / (2Ra)``; with
-    ``o = v + R U`` under ``P_v``: iff ``T < (c^2 - 2Rc - a^2) / (2Ra)`` (which needs ``R > c``).
-    ``error`` bounds the quadrature's error on ``P_0 - e^c P_v`` (from its error estimates); the
-    tolerances asked of the quadrature are below what double precision always reaches, so its
-    warning is replaced by this explicit estimate, which :func:`l2_privacy_profile` checks.
+    There it is the series :math:`I_x(h, h) = \frac{x^h (1 - x)^h}{h B(h, h)} \sum_{k \ge 0} t_k`,
+    :math:`t_0 = 1`, :math:`t_{k+1} = t_k\,\frac{(2h + k)\,x}{h + 1 + k}` (the hypergeometric series
+    :math:`{}_2F_1(2h, 1; h + 1; x)`, DLMF 8.17.8), in logarithms.  The ratio of its terms falls from
+    :math:`2hx/(h + 1) < 1` towards :math:`x`, so it converges geometrically; it is summed here
+    because ``scipy.special.hyp2f1`` loses all accuracy for large ``h``.
     """
-    upper = float(special.gammainccinv(d, 1e-17))          # P(R > upper) = 1e-17
+    value = float(special.betainc(h, h, x))
+    if value > 1e-280:
+        return math.log(value)
+    total, term, k = 1.0, 1.0, 0
+    while term > 1e-17 * total:
+        term *= (2.0 * h + k) * x / (h + 1.0 + k)
+        total += term
+        k += 1
+    return h * (math.log(x) + math.log1p(-x)) - math.log(h) - float(special.betaln(h, h)) + math.log(total)
+
+
+@functools.lru_cache(maxsize=None)
+def _gamma_end(d: int):
+    """``(end, P(R > end))`` with ``P(R > end) = _TAIL`` for ``R ~ Gamma(d, 1)``: where P_0's quadrature stops."""
+    end = float(special.gammainccinv(d, _TAIL))
+    return end, float(special.gammaincc(d, end))
+
+
+def _profile_terms(c: float, d: int, a: float):
+    r"""``(P_0(L > c), e^c P_v(L > c), error)`` for the ℓ2 mechanism in R^d, ``eta = 1``, ``||v|| = a > c``.
+
+    The integrals of the book's proposition *The profile of a point of PDP-OP* (chapter *PDP-OP under
+    approximate DP*, section *The privacy profile of a point*, ``prop-l2-profile``), rewritten so that
+    nothing cancels but the final difference.  With :math:`s = a - c > 0` (exact in floating point
+    where :math:`a \le 2c`), :math:`m = (a + c)/2` and :math:`h = (d - 1)/2`, the threshold
+    :math:`t_0 = (a^2 - c^2 - 2rc)/(2ra)` of :math:`T` under :math:`P_0` and
+    :math:`t_1 = (c^2 - 2rc - a^2)/(2ra)` under :math:`P_v` give
+
+    .. math::
+
+        x_0 = \frac{1 + t_0}2 = \frac{s(m + r)}{2ar},\quad 1 - x_0 = \frac{m(2r - s)}{2ar},\qquad
+        x_1 = \frac{1 + t_1}2 = \frac{s(r - m)}{2ar},
+
+    so :math:`P_0(L > c) = \int_0^\infty \gamma_d(r)\, I_{\min(1, x_0)}(h, h)\,dr` (:math:`\gamma_d` the
+    Gamma(d, 1) density, :math:`I` the regularized incomplete beta function, read through its
+    complement where :math:`x_0 > 1/2`), and, :math:`P_v(L > c)` needing :math:`x_1 > 0`, i.e.
+    :math:`r > m`, with :math:`r = m + u` and :math:`e^{c - m} = e^{-s/2}`:
+
+    .. math::
+
+        e^c P_v(L > c) = \frac{e^{-s/2}}{\Gamma(d)} \int_0^\infty (m + u)^{d-1} e^{-u}\,
+        I_{x_1}(h, h)\,du, \qquad x_1 = \frac{s u}{2a(m + u)} < \frac s{2a} \le \frac12 .
+
+    The factor :math:`e^c` is inside the integrand, in logarithms, so the quadrature's absolute
+    tolerance applies to the term that enters the profile, whatever ``c``.  (Computing :math:`P_v`
+    and then multiplying by :math:`e^c` let its error grow by :math:`e^c`, beyond the ``1e-10``
+    accepted from ``c`` of about 12 on; stopping :math:`P_v`'s integral where :math:`P(R > \cdot)`
+    is :math:`10^{-17}` dropped it once ``c`` passed that point; and the thresholds written as
+    :math:`t_0, t_1` lost the digits of :math:`a^2 - c^2` when :math:`s` is small.)
+
+    ``error`` bounds the error of ``P_0 - e^c P_v``: the two quadratures' error estimates plus
+    :math:`P(R > \text{end})\, I_{x_0(\text{end})}(h, h)` for the part of :math:`P_0` beyond the end
+    of its quadrature (:math:`x_0` falls as :math:`r` grows; :math:`P(R > \text{end}) = 10^{-17}`).
+    The part of :math:`e^c P_v` beyond the end of its quadrature, below :math:`10^{-18}`
+    (:math:`I_{x_1} \le I_{s/(2a)}`, and the log-concave factor is bounded by its tangent), is left
+    out: that errs on the safe side (a larger profile).  The tolerances asked of the quadrature are
+    below what double precision always reaches, so its warning is replaced by this explicit
+    estimate, which :func:`_l2_profile_and_error` checks.
+
+    Parameters
+    ----------
+    c : float
+        ``eps_prime``, ``>= 0``, finite.
+    d : int
+        ``>= 2``.
+    a : float
+        ``> c``, finite.
+
+    Returns
+    -------
+    p0, q, error : float
+        :math:`P_0(L > c)`, :math:`e^c P_v(L > c)` and the bound on the error of ``p0 - q``.
+    """
+    s = a - c
+    m = c + 0.5 * s
+    h = 0.5 * (d - 1)
     log_norm = float(special.gammaln(d))
-    half = (d - 1) / 2.0
-    thresholds = {
-        0: lambda r: (a * a - c * c - 2.0 * r * c) / (2.0 * r * a),
-        1: lambda r: (c * c - 2.0 * r * c - a * a) / (2.0 * r * a),
-    }
+    end, tail = _gamma_end(d)
 
-    def density_times_cdf(r, t):        # Gamma(d, 1) density at r times P(T <= t(r)), on scalars
-        x = min(1.0, max(0.0, (1.0 + t(r)) / 2.0))
-        return math.exp((d - 1) * math.log(r) - r - log_norm) * float(special.betainc(half, half, x))
+    def cdf0(r):                # P(T < t_0(r)), r > 0: falls as r grows
+        if 2.0 * r <= s:
+            return 1.0
+        x = (s / a) * ((m + r) / (2.0 * r))                # in this order: no overflow or underflow
+        return float(special.betainc(h, h, x)) if x <= 0.5 else \
+            float(special.betaincc(h, h, (m / a) * ((2.0 * r - s) / (2.0 * r))))
 
+    def under_p0(r):            # Gamma(d, 1) density at r times P(T < t_0(r))
+        return math.exp((d - 1) * math.log(r) - r - log_norm) * cdf0(r) if r > 0.0 else 0.0
+
+    def under_pv(u):            # e^c times the Gamma(d, 1) density at m + u times P(T < t_1(m + u))
+        x = (s / a) * (u / (2.0 * (m + u)))
+        if not x > 0.0:
+            return 0.0
+        return math.exp((d - 1) * math.log(m + u) - u - 0.5 * s - log_norm + _log_beta_cdf(h, x))
+
+    # the end of e^c P_v's quadrature: for m + u >= 2(d - 1), (m + u)^(d-1) e^(-u) is log-concave with
+    # slope <= -1/2, so its integral beyond u is at most twice its value at u
+    log_cap = _log_beta_cdf(h, 0.5 * (s / a)) - 0.5 * s - log_norm + math.log(2.0)
+    stop = max(1.0, 2.0 * (d - 1) - m)
+    while log_cap + (d - 1) * math.log(m + stop) - stop > math.log(_Q_TAIL):
+        stop *= 2.0
+    # the peak of (m + u)^(d-1-h) u^h e^(-u), near that of the integrand: the positive root of
+    # u^2 + (m - d + 1) u - h m = 0, in the form without cancellation
+    b, root = m - (d - 1), math.hypot(m - (d - 1), 2.0 * math.sqrt(h * m))
+    peak = 2.0 * h * m / (b + root) if b > 0 else 0.5 * (root - b)
+
+    cuts = {0: [0.5 * s, m, d - 1.0] + ([s * m / c] if c > 0 else []), 1: [peak, h, d - 1.0 - m]}
     out, errors = [], []
-    for which, lower in ((0, 0.0), (1, c)):
-        f = lambda r, t=thresholds[which]: density_times_cdf(r, t) if r > 0 else 0.0      # noqa: E731
-        breaks = [x for x in (0.5 * (a - c), 0.5 * (a + c), c, a, d - 1.0) if lower < x < upper]
+    for which, f, top in ((0, under_p0, end), (1, under_pv, stop)):
+        breaks = []
+        for x in sorted(x for x in cuts[which] if 0.0 < x < top):
+            if not breaks or x > 1.001 * breaks[-1]:      # points a hair apart make a sliver quad cannot judge
+                breaks.append(x)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", integrate.IntegrationWarning)
-            value, error = integrate.quad(f, lower, upper, limit=400, epsabs=1e-15, epsrel=1e-11,
-                                          points=sorted(set(breaks)) or None)
+            value, error = integrate.quad(f, 0.0, top, limit=400, epsabs=1e-17, epsrel=1e-11, points=breaks or None)
         out.append(value)
         errors.append(error)
-    return out[0], out[1], errors[0] + np.exp(c) * errors[1]
+    return out[0], out[1], errors[0] + errors[1] + tail * cdf0(end)
+
+
+def _profile_d3(c: float, a: float) -> float:
+    r"""The ℓ2 profile in ``d = 3`` in closed form (validated inputs, ``a > c``).
+
+    For :math:`d = 3`, :math:`h = 1` and :math:`I_x(1, 1) = x`, so the integrals of
+    :func:`_profile_terms` are elementary: with :math:`s = a - c` and :math:`m = (a + c)/2`,
+    :math:`P_0(L > c) = P(3, s/2) + \frac{s e^{-s/2}}{4a}\bigl(m(1 + s/2) + s^2/4 + s + 2\bigr)` and
+    :math:`e^c P_v(L > c) = \frac{s e^{-s/2}}{4a}(m + 2)`, hence
+
+    .. math::
+
+        \delta(c; 3, a) = P(3, s/2) + \frac{s^2 e^{-s/2}\,(2m + s + 4)}{16 a},
+
+    :math:`P(3, \cdot)` the regularized lower incomplete gamma function: a sum of two non-negative
+    terms, accurate to a few units of rounding at every ``c`` and ``a``.  The tests check the
+    quadrature of :func:`_profile_terms` against it, and both against exact arithmetic.
+
+    Parameters
+    ----------
+    c : float
+        ``eps_prime``, ``>= 0``, finite.
+    a : float
+        ``> c``, finite.
+
+    Returns
+    -------
+    float
+        :math:`\delta(c; 3, a)`.
+    """
+    s = a - c
+    m = c + 0.5 * s
+    # the second term as (s e^{-s/2}) (s/a) (m/8 + s/16 + 1/4): no overflow, whatever a
+    return float(special.gammainc(3, 0.5 * s)) + s * math.exp(-0.5 * s) * (s / a) * (0.125 * m + 0.0625 * s + 0.25)
+
+
+_ROUNDING = 2.0 ** -40
+"""The error bound returned with the closed form of ``d = 3``, relative: far above its few units of rounding."""
 
 
 def _l2_profile_and_error(e: float, d: int, a: float):
-    """The ℓ2 profile (validated inputs, ``d >= 2``, ``e < a``) and the estimate of its quadrature error."""
-    p0, pv, error = _probabilities(e, d, a)
+    """The ℓ2 profile (validated inputs, ``d >= 2``, ``e < a``) and a bound on its numerical error.
+
+    ``d = 3``: the closed form :func:`_profile_d3`; otherwise the quadratures of :func:`_profile_terms`,
+    whose error bound must be at most ``1e-10``, else :class:`ArithmeticError`: the profile could not be
+    certified.  That guard has not fired since the quadrature keeps :math:`e^c` inside its integrand
+    (sweeps of ``d`` from 2 to 5000, ``e`` from ``5e-324`` to ``1.7e308`` and ``delta`` from ``1e-300``
+    to ``1 - 1e-12``; ``tests/test_curves.py`` keeps a part of them).
+
+    Parameters
+    ----------
+    e : float
+        ``eps_prime``, ``>= 0``, finite.
+    d : int
+        ``>= 2``.
+    a : float
+        ``> e``, finite.
+
+    Returns
+    -------
+    value : float
+        The profile, in ``[0, 1]``.
+    error : float
+        A bound on ``|value - delta(e; d, a)|``: the quadrature's (:func:`_profile_terms`) or
+        ``2**-40`` of the value for the closed form.
+    """
+    if d == 3:
+        value = _profile_d3(e, a)
+        return float(min(1.0, value)), _ROUNDING * value
+    p0, q, error = _profile_terms(e, d, a)
     if not error <= _QUADRATURE_ERROR:
         raise ArithmeticError(f"the privacy profile at eps_prime = {e!r}, d = {d}, a = {a!r} could not be "
                               f"computed to {_QUADRATURE_ERROR!r}: the quadrature's error estimate is {error!r}")
-    return float(min(1.0, max(0.0, p0 - np.exp(e) * pv))), float(error)
+    return float(min(1.0, max(0.0, p0 - q))), float(error)
 
 
 def l2_privacy_profile(eps_prime, d, a) -> float:
@@ -117,7 +284,7 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
     Parameters
     ----------
     eps_prime : float
-        ``>= 0``.
+        ``>= 0`` and finite: any such value.
     d : int
         Dimension, ``>= 1``.
     a : float
@@ -127,7 +294,14 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
     -------
     float
         In ``[0, 1]``; exactly 0 for ``eps_prime >= a``; for ``d = 1``,
-        :func:`laplace_privacy_profile`.  Accurate to about ``1e-10`` (adaptive quadrature).
+        :func:`laplace_privacy_profile`; for ``d = 3`` the closed form :func:`_profile_d3`; otherwise
+        adaptive quadrature (:func:`_profile_terms`), within its certified error bound of the exact
+        value: about ``1e-11`` times the larger of the two probabilities, never above ``1e-10``.
+
+    Notes
+    -----
+    The formula is the book's proposition *The profile of a point of PDP-OP* (chapter *PDP-OP under
+    approximate DP*, ``book/approximate.ipynb``, section *The privacy profile of a point*).
     """
     e = _check_eps_prime(eps_prime)
     d = check_dimension(d)
@@ -139,15 +313,44 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
     return _l2_profile_and_error(e, d, a)[0]
 
 
+_LARGEST = float(np.finfo(float).max)
+
+
 def largest_loss_range(epsilon, delta, d, *, guess=None) -> float:
     r"""The largest ``a`` with :math:`\delta(\varepsilon; d, a) \le \delta`: how far the pure calibration can stretch.
 
-    The profile grows with ``a`` (a larger range dominates a smaller one), so the answer is found
-    by bisection; it is at least ``epsilon`` (where the profile is 0).  The answer errs on the safe
-    side three times: the search runs on the profile plus its quadrature error estimate, aims at
-    ``delta (1 - SAFETY)``, and returns a point below the root by twice the search's tolerance.
-    ``guess``, a value near the answer (a neighbouring level's, scaled), only narrows the first
-    bracket: a guess that does not bracket the root is widened, then dropped.
+    Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.ipynb``), section
+    *Calibrating PDP-OP for* :math:`(\varepsilon_i, \delta)`.  The profile grows with ``a`` (a larger
+    range dominates a smaller one, lemma ``lem-profile-grows``), so the answer is found by a root
+    search; it is at least ``epsilon`` (where the profile is 0).  The answer errs on the safe side
+    four times: the search runs on the profile plus the bound on its numerical error
+    (:func:`_l2_profile_and_error`), aims at ``delta (1 - SAFETY)``, returns a point below the root
+    by twice the search's tolerance, and checks that point: should the error estimate, which does
+    not grow smoothly with ``a``, have put a sign change below it, it steps further down, by
+    doubling steps, to a point where the bound holds (at worst the bracket's lower end, where it is
+    known to).
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and ``> 0``: any such value (the profile is computed without cancellation of
+        :math:`e^{\varepsilon}`-sized terms, see :func:`_profile_terms`).
+    delta : float
+        In ``(0, 1)``.  Where ``delta`` is not well above the profile's certified error (about
+        ``1e-11`` of :math:`P_0(L > \varepsilon)`, which nears 1/2 for small ``epsilon``: ``delta``
+        of ``1e-13`` or less there, ``d = 2`` with ``delta = 1e-15`` at any level), the answer is
+        conservative, down to ``epsilon`` itself: safe, at the price of more noise.
+    d : int
+        ``d >= 1``; ``d = 1`` and ``d = 3`` have closed forms, other dimensions the quadrature.
+    guess : float, optional
+        A value near the answer (a neighbouring level's, scaled); it only narrows the first
+        bracket: a guess that does not bracket the root is widened, then dropped.
+
+    Returns
+    -------
+    float
+        ``a >= epsilon`` with :math:`\delta(\varepsilon; d, a) + \text{error} \le \delta(1 -
+        \text{SAFETY})`, as a rule within a relative ``4e-12`` below the root of that bound.
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
@@ -167,16 +370,23 @@ def largest_loss_range(epsilon, delta, d, *, guess=None) -> float:
     if guess is not None and np.isfinite(guess) and guess > eps:
         for width in (2e-3, 2e-2, 2e-1):
             a, b = max(eps, guess * (1 - width)), guess * (1 + width)
-            if f(a) <= 0 < f(b):
+            if np.isfinite(b) and f(a) <= 0 < f(b):
                 lo, hi = a, b
                 break
     if hi is None:
-        hi = 2.0 * eps
+        hi = min(2.0 * eps, _LARGEST)
         while f(hi) <= 0:
-            hi *= 2.0
-    xtol = 1e-12 * eps
-    root = optimize.brentq(f, lo, hi, xtol=xtol, rtol=1e-12)
-    return float(max(eps, root - 2.0 * (xtol + 1e-12 * root)))     # below the root, whichever side brentq stopped
+            if hi == _LARGEST:          # never reached: the profile tends to 1 as a grows
+                return hi
+            hi = min(2.0 * hi, _LARGEST)
+    xtol = max(1e-12 * eps, 5e-324)      # positive, even for a subnormal epsilon
+    root = optimize.brentq(f, lo, hi, xtol=xtol, rtol=1e-12, maxiter=1000)   # more than 100: f may jump
+    step = 2.0 * (xtol + 1e-12 * root)
+    a = max(eps, root - step)                  # below the root, whichever side brentq stopped
+    while a > lo and f(a) > 0:                 # rare (the estimate is not monotone); f(lo) <= 0 ends it
+        step *= 2.0
+        a = max(lo, a - step)
+    return float(a)
 
 
 SAFETY = 1e-8

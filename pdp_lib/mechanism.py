@@ -138,7 +138,13 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         ``(0, 1)``: point ``i`` gets ``(epsilon_i, delta)``-DP instead, from the exact privacy
         profile of the ℓ2 mechanism: it tolerates a loss range ``a*_i >= epsilon_i``
         (:func:`pdp_lib.curves.tolerated_loss_ranges`: exact up to 64 distinct levels, a lattice
-        bound from below beyond), so less noise suffices.  Chapter *PDP-OP under approximate DP*.
+        bound from below beyond), so less noise suffices: ``eta`` is at least the pure one.  Every
+        finite ``epsilon_i > 0`` and every ``delta`` in ``(0, 1)`` is calibrated; where ``delta`` is
+        not well above the error the profile's quadrature certifies (``delta`` of ``1e-13`` or less
+        for small levels, ``d = 2`` with ``delta = 1e-15``), ``a*_i`` is conservative, down to
+        ``epsilon_i``, the pure calibration's noise (:func:`pdp_lib.curves.largest_loss_range`).  Chapter
+        *PDP-OP under approximate DP* (``book/approximate.ipynb``), sections *The privacy profile of a
+        point* and *Calibrating PDP-OP for (epsilon_i, delta)*.
     weighting : {"optimal", "epsilon"}, default "optimal"
         With ``delta``: ``"optimal"`` takes ``w_i \propto a*_i``, the weights that allow the least
         noise (:func:`noise_optimal_weights`); ``"epsilon"`` keeps the paper's ``w_i \propto
@@ -176,6 +182,9 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         reach = tolerated_loss_ranges(eps, delta, d)
         weights = noise_optimal_weights(reach if weighting == "optimal" else eps)
         eta = float(np.min(reach / weights)) / noise_scale(lam, d, B_used)
+        # at least the pure eta, as reach >= eps: the two differ below it only by rounding (reach = eps), and the
+        # pure eta keeps every point within its reach with either weights (w_i sum(eps) <= reach_i)
+        eta = max(eta, total / noise_scale(lam, d, B_used))
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"eta = {float(eta)!r} is outside the allowed range (0, inf): "
                          f"lam = {lam!r} with d = {d} and sum(epsilons) = {total!r} is numerically degenerate")
