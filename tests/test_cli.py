@@ -176,7 +176,7 @@ def test_tuning_targets_are_the_chapters_tables(capsys):
 
     assert main(["reproduce", "tuning-1", "--runs", "200", "--replicates", "2", "--seed", "5"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert len(rows) == (len(PRIORS) + len(FIXED) + len(PUBLIC_RULES) + len(SETTINGS)) * len(DATASETS)
+    assert len(rows) == (len(PRIORS) + len(FIXED) + len(PUBLIC_RULES) + len(SETTINGS) + 1) * len(DATASETS)
     assert {r["column"] for r in rows} == set(DATASETS)
     assert all(float(r["low"]) <= float(r["value"]) <= float(r["high"]) for r in rows)
     assert all(r["paper"] == "" for r in rows)

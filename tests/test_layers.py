@@ -15,7 +15,7 @@ LAYERS = {
     0: ("validation", "formatting", "deprecation"),
     1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
     2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate", "gaussian",
-        "streaming", "comparison", "dask_fit",
+        "streaming", "comparison", "dask_fit", "private_selection",
         "audit"),
     3: ("experiments",),
     4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names

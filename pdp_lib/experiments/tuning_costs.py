@@ -12,6 +12,8 @@ test loss of PDP-OP when ``lambda`` is chosen
   pick among them (its expected loss is the candidates' mean);
 * as the constant predictor 0 (no model);
 * by the data-free rule with the radius the domain defends, ``R = 1/sqrt(d)``;
+* by private selection from private candidates (:mod:`pdp_lib.private_selection`), by Monte Carlo
+  over ``noise_draws`` whole runs;
 * by private tuning (:func:`pdp_lib.tuning.private_lambda`) for each share ``alpha``.
 
 Every loss but private tuning's is exact (:func:`pdp_lib.loss_moments`).  Private tuning's is
@@ -30,8 +32,9 @@ import pandas as pd
 
 from .. import tuning as _tuning
 from ..formatting import count_text, markdown_table, ratio_text, sig
-from ..mechanism import _weighted_ridge, calibrate
+from ..mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
+from ..private_selection import ROUND_SHARE, round_candidates, selection_score
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
 from ..datasets import make_synthetic, train_test_split
@@ -43,7 +46,7 @@ from .targets import get_target
 __all__ = ["RuleLosses", "rule_losses", "rule_label", "cost_draws", "cost_summary", "DATASETS", "PRIORS",
            "FIXED", "SETTINGS", "DRAWS", "NOISE_DRAWS", "TUNING_TARGETS", "tuning_profile",
            "tuning_costs_table", "tuning_markdown", "cost_by_n", "SIZES", "SIZE_DRAWS",
-           "SIZE_NOISE_DRAWS", "PUBLIC_RULES"]
+           "SIZE_NOISE_DRAWS", "PUBLIC_RULES", "SELECTION_RULE"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class RuleLosses:
     private : dict
         ``(alpha, validation_fraction)`` -> ``(expected loss, Monte Carlo standard error, probabilities over the candidates,
         candidates)``.
+    selection : tuple
+        Private selection from private candidates (:func:`pdp_lib.private_selection.private_selection`):
+        ``(expected loss, Monte Carlo standard error, mean lambda released, probability of the zero model)``.
     public : dict
         ``"smallest kept"`` -> ``(lambda, expected loss)``; ``"uniform kept"`` -> ``(mean lambda, expected
         loss)``; ``"zero"`` -> ``(nan, loss of the constant predictor 0)``; ``"domain radius"`` -> ``(lambda,
@@ -77,6 +83,7 @@ class RuleLosses:
     fixed: dict
     private: dict
     public: dict
+    selection: tuple
 
 
 def _exact_losses(X, y, budgets, lams, loss, B):
@@ -121,6 +128,34 @@ def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws):
             plan.candidates)
 
 
+def _selection_loss(X, y, eps, lams, loss, B, gen, runs, rho=0.5):
+    """Private selection's expected loss by Monte Carlo over ``runs`` whole runs of it, vectorized.
+
+    Each run repeats rounds until a candidate passes or the run stops (probability ``1/K`` after a
+    failed round, ``K`` the round's candidates), exactly as
+    :func:`pdp_lib.private_selection.private_selection` does.
+    """
+    d, model = X.shape[1], (1.0 - rho) * ROUND_SHARE * eps
+    lams = round_candidates(lams, model, d, B)
+    K = lams.size
+    cals = [calibrate(model, lam, d, B) for lam in lams]
+    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam) for c, lam in zip(cals, lams)])
+    etas = np.array([c.eta for c in cals])
+    released, chosen = np.zeros((runs, d)), np.full(runs, np.nan)
+    active = np.arange(runs)
+    while active.size:
+        k = gen.integers(K, size=active.size)
+        theta = centres[k] + _sample_l2_laplace(1.0, d, active.size, gen) / etas[k][:, None]
+        passed = selection_score(theta, X, y, eps, rho) + gen.laplace(size=active.size) > 0
+        released[active[passed]], chosen[active[passed]] = theta[passed], lams[k[passed]]
+        failed = active[~passed]
+        active = failed[gen.random(failed.size) >= 1.0 / K]
+    values = loss.value(released)
+    zero = np.isnan(chosen)
+    mean_lam = float(np.mean(chosen[~zero])) if (~zero).any() else float("nan")
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(runs)), mean_lam, float(zero.mean())
+
+
 def _domain_radius(X, y, eps, lams, loss, B):
     """The data-free rule with ``R = 1/sqrt(d)``: the largest ball whose every model predicts in ``[-1, 1]``
     on ``[0, 1]^d``, a prior the domain alone defends."""
@@ -129,7 +164,7 @@ def _domain_radius(X, y, eps, lams, loss, B):
 
 
 def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1.0,), settings=((1.0, None),),
-                B=None, noise_draws: int = 2000, rng=None, plan=(1.0, 0.5)) -> RuleLosses:
+                B=None, noise_draws: int = 2000, rng=None, plan=(1.0, 0.5), selection_runs=None) -> RuleLosses:
     """PDP-OP's expected unregularized test loss under each rule for choosing ``lambda``.
 
     Parameters
@@ -152,6 +187,8 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
     noise_draws : int
         Draws of the candidates' noise behind private tuning's selection probabilities.
     rng : None, int or numpy.random.Generator
+    selection_runs : None or int
+        Whole runs behind private selection's expected loss (``None``: ``noise_draws``).
     plan : (float, float or None)
         The ``(alpha, validation_fraction)`` of the tuning plan whose candidates the public rules
         read (the default of ``PersonalizedRidge(lam="auto")``).
@@ -179,8 +216,10 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
               "uniform kept": (float(kept.mean()), float(at_kept.mean())),
               "zero": (float("nan"), float(loss.value(np.zeros(d)))),
               "domain radius": _domain_radius(X, y, eps, lams, loss, B)}
+    runs = draws if selection_runs is None else check_count(selection_runs, "selection_runs", minimum=2)
+    selection = _selection_loss(X, y, eps, lams, loss, B, gen, runs)
     return RuleLosses(grid=lams, exact=exact, oracle=float(exact.min()), data_free=data_free,
-                      fixed=fixed_losses, private=private, public=public)
+                      fixed=fixed_losses, private=private, public=public, selection=selection)
 
 
 def _value_text(x) -> str:
@@ -203,14 +242,16 @@ def rule_label(kind: str, setting) -> str:
 
 
 def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fixed=(1.0,),
-               settings=((1.0, None),), noise_draws: int = 2000, seed: int = SEED, B=None) -> pd.DataFrame:
+               settings=((1.0, None),), noise_draws: int = 2000, seed: int = SEED, B=None,
+               selection_runs=None) -> pd.DataFrame:
     """Each rule's expected test loss over the oracle's, for ``replicates`` draws of each dataset.
 
     Draw ``r`` of a dataset is :func:`pdp_lib.experiments.draw_data` (its split redrawn for
     ``r > 0``, the synthetic data redrawn) with the privacy levels of
     :func:`pdp_lib.experiments.draw_profile` for ``spec`` (the paper's default profile when
     None); the candidates' noise comes from a stream named by the draw.  ``B``: the calibration's
-    norm bound, None or ``"sharp"``.
+    norm bound, None or ``"sharp"``.  ``selection_runs``: whole runs behind private selection's
+    expected loss (``None``: ``noise_draws``).
 
     Returns
     -------
@@ -226,7 +267,8 @@ def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fix
     for dataset, r, draw, X, y, eps in profile_draws(datasets, replicates, spec, seed):
         gen = np.random.default_rng(mixture_seed(draw, spec, X.shape[0]).spawn(1)[0])
         res = rule_losses(X, y, eps, draw.X_test, draw.y_test, grid, priors=priors, fixed=fixed,
-                          settings=settings, B=B, noise_draws=noise_draws, rng=gen)
+                          settings=settings, B=B, noise_draws=noise_draws, rng=gen,
+                          selection_runs=selection_runs)
         rows.extend((dataset, r, *row) for row in _rows(res))
     return pd.DataFrame(rows, columns=["dataset", "replicate", "rule", "lam", "ratio", "se", "candidates"])
 
@@ -270,6 +312,8 @@ def _rows(res: RuleLosses):
         yield rule_label("public", name), lam, loss / res.oracle, 0.0, 1
     for setting, (loss, se, p, cands) in res.private.items():
         yield rule_label("private", setting), float(p @ cands), loss / res.oracle, se / res.oracle, cands.size
+    loss, se, lam, _ = res.selection
+    yield SELECTION_RULE, lam, loss / res.oracle, se / res.oracle, res.grid.size
 
 
 def cost_summary(draws: pd.DataFrame, by: str = "dataset") -> pd.DataFrame:
@@ -292,6 +336,8 @@ PRIORS = (0.25, 0.5, 1.0, 2.0)
 FIXED = (1.0, 1000.0)
 SETTINGS = ((1.0, None), (1.0, 0.5), (0.5, 0.5), (0.25, 0.5))
 PUBLIC_RULES = ("smallest kept", "uniform kept", "zero", "domain radius")
+SELECTION_RULE = "private selection"
+"""The name of private selection from private candidates in the tables (:func:`rule_losses` always measures it)."""
 """The public rules :func:`rule_losses` always measures (``RuleLosses.public``)."""
 DRAWS, NOISE_DRAWS = 20, 4000
 SIZES, SIZE_DRAWS, SIZE_NOISE_DRAWS = (1_000, 3_000, 10_000, 100_000), 20, 100

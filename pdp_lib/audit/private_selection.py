@@ -1,0 +1,113 @@
+r"""The exact privacy loss of private selection (:mod:`pdp_lib.private_selection`) in one dimension.
+
+With ``d = 1`` the round's noise is a Laplace variable on the line, and the selection's output
+law has a closed form up to one integral per candidate: the zero model with probability
+:math:`\gamma(1-p)/(\gamma + (1-\gamma)p)`, and candidate ``k`` at :math:`\theta` with density
+
+.. math::
+
+    \frac{1}{K}\,\frac{\eta_k}{2} e^{-\eta_k|\theta - \bar\theta_k|}\, G(\theta)
+    \Big/ \bigl(\gamma + (1-\gamma)\,p\bigr),
+
+where :math:`G(\theta) = P(f(\theta) + L > 0)` is the probability that a round with model
+:math:`\theta` passes (``f`` the score before its Laplace draw ``L``), :math:`p` the average of
+:math:`G` over a round's candidate and noise, and :math:`\gamma` the stopping probability.
+:func:`selection_privacy_loss` computes the largest :math:`|\log|` ratio of these between two
+datasets, by quadrature for :math:`p` and on a dense grid of :math:`\theta` for the densities;
+:func:`worst_selection_replacement` searches the domain for the replacement of one point that
+maximizes it.  Derived in the book's chapter *Choosing λ*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate
+
+from ..mechanism import _weighted_ridge, calibrate
+from ..private_selection import ROUND_SHARE, round_candidates, selection_score
+from ..validation import check_count, check_rng
+
+__all__ = ["selection_privacy_loss", "SelectionReplacement", "worst_selection_replacement"]
+
+
+def _log_pass(theta, X, y, eps, rho) -> np.ndarray:
+    """``log P(f(theta) + L > 0)`` for a standard Laplace ``L``, on an array of scalar models."""
+    f = selection_score(np.asarray(theta, dtype=float)[:, None], X, y, eps, rho)
+    # P(L > -f) = 1 - exp(-f)/2 for f >= 0, exp(f)/2 for f < 0
+    return np.where(f >= 0, np.log1p(-0.5 * np.exp(-np.abs(f))), f - np.log(2.0))
+
+
+def _law(X, y, eps, lams, stop, rho, B):
+    """Centres, noise scales and the pass probability ``p`` of one round, for ``d = 1``."""
+    model = (1.0 - rho) * ROUND_SHARE * eps
+    cals = [calibrate(model, lam, 1, B) for lam in lams]
+    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam)[0] for c, lam in zip(cals, lams)])
+    etas = np.array([c.eta for c in cals])
+    kinks = np.concatenate([1.0 / X[:, 0], -1.0 / X[:, 0], y / X[:, 0]]) if np.all(X[:, 0] > 0) else np.array([])
+    p = 0.0
+    for c, eta in zip(centres, etas):
+        lo, hi = c - 60.0 / eta, c + 60.0 / eta
+        pts = np.sort(np.concatenate([[c], kinks[(kinks > lo) & (kinks < hi)]]))[:90]
+
+        def integrand(t, c=c, eta=eta):
+            return 0.5 * eta * np.exp(-eta * abs(t - c) + _log_pass(np.array([t]), X, y, eps, rho)[0])
+
+        p += integrate.quad(integrand, lo, hi, points=pts, limit=400, epsabs=1e-13, epsrel=1e-11)[0]
+    return centres, etas, p / len(lams)
+
+
+def selection_privacy_loss(X, y, eps, X2, y2, grid, *, stop: float, score_share: float = 0.5, B=None,
+                           points: int = 4001) -> float:
+    """The largest ``|log|`` ratio of the selection's output laws on two datasets, ``d = 1``.
+
+    Over the zero model's probability and the candidates' densities on a grid of ``points``
+    models per candidate spanning both datasets' centres by 40 noise scales either way.
+    """
+    X, y, eps = np.asarray(X, float), np.asarray(y, float), np.asarray(eps, float)
+    X2, y2 = np.asarray(X2, float), np.asarray(y2, float)
+    lams = round_candidates(np.asarray(grid, dtype=float), (1.0 - score_share) * ROUND_SHARE * eps, 1, B)
+    c1, e1, p1 = _law(X, y, eps, lams, stop, score_share, B)
+    c2, e2, p2 = _law(X2, y2, eps, lams, stop, score_share, B)
+    den1, den2 = stop + (1 - stop) * p1, stop + (1 - stop) * p2
+    worst = abs(np.log(stop * (1 - p1) / den1) - np.log(stop * (1 - p2) / den2))
+    for a, b, eta in zip(c1, c2, e1):          # the same eta on both: it reads only the levels
+        t = np.linspace(min(a, b) - 40 / eta, max(a, b) + 40 / eta, check_count(points, "points"))
+        log1 = -eta * np.abs(t - a) + _log_pass(t, X, y, eps, score_share) - np.log(den1)
+        log2 = -eta * np.abs(t - b) + _log_pass(t, X2, y2, eps, score_share) - np.log(den2)
+        worst = max(worst, float(np.max(np.abs(log1 - log2))))
+    return float(worst)
+
+
+@dataclass(frozen=True)
+class SelectionReplacement:
+    """The worst replacement found for one point: its loss, the bound and the replacement."""
+
+    loss: float
+    bound: float
+    x_new: float
+    y_new: float
+    tried: int
+
+
+def worst_selection_replacement(X, y, eps, grid, i, *, stop: float, score_share: float = 0.5, B=None,
+                                tries: int = 40, rng=None) -> SelectionReplacement:
+    """Search ``(x, y)`` in ``[0, 1] x [-1, 1]`` for the replacement of point ``i`` with the largest loss.
+
+    The corners of the domain first, then uniform draws.  The bound is ``eps[i]``
+    (proposition *prop-private-selection*).
+    """
+    gen = check_rng(rng)
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    corners = [(xv, yv) for xv in (1e-3, 1.0) for yv in (-1.0, 1.0)]
+    cands = corners + [(gen.uniform(1e-3, 1.0), gen.uniform(-1.0, 1.0)) for _ in range(check_count(tries, "tries"))]
+    best = (-1.0, None)
+    for xv, yv in cands:
+        X2, y2 = X.copy(), y.copy()
+        X2[i, 0], y2[i] = xv, yv
+        loss = selection_privacy_loss(X, y, eps, X2, y2, grid, stop=stop, score_share=score_share, B=B)
+        if loss > best[0]:
+            best = (loss, (xv, yv))
+    return SelectionReplacement(loss=best[0], bound=float(eps[i]), x_new=best[1][0], y_new=best[1][1],
+                                tried=len(cands))

@@ -1,0 +1,136 @@
+r"""Private selection from private candidates, with personalized budgets: every candidate on all the points.
+
+Private tuning (:mod:`pdp_lib.tuning`) trains each candidate on its own part of the points.  The
+selection of Liu & Talwar (STOC 2019, Algorithm 1; OpenDP's ``make_select_private_candidate``)
+trains every candidate on all of them instead, and pays for it with a factor of two on the
+budget.  Derived in the book's chapter *Choosing λ* (algorithm *alg-private-selection*,
+proposition *prop-private-selection*).
+
+**One round** :math:`Q` (each point :math:`i` spends :math:`\varepsilon_i/2` on it):
+
+1. draw :math:`\lambda` uniformly from the public grid, pruned first (public) to the values whose noise
+   bound at the round's budget sum passes :func:`pdp_lib.tuning.prune_grid`;
+2. :math:`\hat\theta` = PDP-OP at :math:`\lambda` on all the points with the levels
+   :math:`(1-\rho)\,\varepsilon_i/2`;
+3. the score :math:`s = \sum_j u_j\,(|y_j| - |y_j - \mathrm{clip}(x_j^\top\hat\theta)|) + L`, with
+   :math:`u_j = \rho\,\varepsilon_j/4` and :math:`L` a standard Laplace draw: each term lies in
+   :math:`[-1, 1]`, so point :math:`j` moves :math:`s` by at most :math:`2u_j = \rho\varepsilon_j/2`
+   given :math:`\hat\theta`.
+
+**The selection**: repeat :math:`Q`; release :math:`(\lambda, \hat\theta)` of the first round whose
+score is positive (the candidate privately beats the zero model); after a round that fails, stop
+with probability ``stop`` and release the zero model, which reads no data.  Every point gets
+:math:`\varepsilon_i`-DP for the whole procedure (twice the round's :math:`\varepsilon_i/2`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
+from .tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
+from .validation import check_fraction, check_problem, check_rng
+
+__all__ = ["improvement_terms", "selection_score", "round_candidates", "private_selection", "ROUND_SHARE"]
+
+ROUND_SHARE = 0.5
+"""The share of each budget one round spends: the selection as a whole spends twice that."""
+
+
+def improvement_terms(theta, X, y) -> np.ndarray:
+    r""":math:`|y_j| - |y_j - \mathrm{clip}(x_j^\top\theta, -1, 1)|`, each in ``[-1, 1]``; shape ``(..., n)``.
+
+    How much better the clipped prediction of ``theta`` does on point ``j`` than the zero model.
+    By the triangle inequality each term is at most :math:`|\mathrm{clip}(x_j^\top\theta)| \le 1` in
+    absolute value, whatever ``theta`` and the point.
+    """
+    pred = np.clip(np.asarray(theta, dtype=float) @ np.asarray(X, dtype=float).T, -1.0, 1.0)
+    y = np.asarray(y, dtype=float)
+    return np.abs(y) - np.abs(y - pred)
+
+
+def selection_score(theta, X, y, epsilons, score_share: float) -> np.ndarray:
+    r"""The round's score before its Laplace noise: :math:`\sum_j u_j (|y_j| - |y_j - \mathrm{clip}(x_j^\top\theta)|)`.
+
+    With :math:`u_j = \rho\,\varepsilon_j / 4` (``score_share`` :math:`= \rho`): changing point
+    ``j`` moves it by at most :math:`2u_j = \rho\varepsilon_j/2`, so with a standard Laplace draw
+    added it is :math:`\rho\varepsilon_j/2`-DP for ``j`` given ``theta``.
+    """
+    u = score_share * np.asarray(epsilons, dtype=float) * ROUND_SHARE / 2.0
+    return improvement_terms(theta, X, y) @ u
+
+
+def round_candidates(grid, model_levels, d: int, B=None) -> np.ndarray:
+    """The grid values a round draws from: :func:`pdp_lib.tuning.prune_grid` at the round's model budget sum.
+
+    Public: it reads the grid, ``d``, ``B`` and the levels.  Without it a round could release a model
+    whose noise alone costs more than the zero model, and its clipped predictions can still pass the score.
+    """
+    return prune_grid(grid, d, float(np.sum(model_levels)), B)
+
+
+def _check_stop(stop) -> float:
+    return check_fraction(stop, "stop", closed_low=False)
+
+
+def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0.5, B=None,
+                      rng=None) -> LambdaChoice:
+    """Private selection from private candidates (proposition *prop-private-selection*).
+
+    Parameters
+    ----------
+    X, y, epsilons : array-like
+        The problem, in the domain (:func:`pdp_lib.pdp_op`).
+    grid : array-like
+        The public candidates for ``lambda``, each in ``(0, inf)``, fixed before the data are seen.
+    stop : None or float
+        The probability of stopping after a round that fails, in ``(0, 1]``; ``None``: one over
+        the number of candidates a round draws from (:func:`round_candidates`).
+    score_share : float, default 0.5
+        The share ``rho`` of each round's budget spent on the score, in ``(0, 1)``; the model gets
+        the rest.
+    B : None or "sharp", optional
+        The calibration's norm bound.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    LambdaChoice
+        ``rule = "selection"``; ``candidates`` the values a round draws from
+        (:func:`round_candidates`); ``lam`` the released candidate's ``lambda`` (``nan`` when the
+        zero model is released), ``models`` its model as one row (zeros for the zero model),
+        ``index`` its position in ``candidates`` (None for the zero model), ``spent`` the levels:
+        each point spends its whole budget.
+
+    Notes
+    -----
+    The number of rounds is random, with mean at most ``1 / stop``, and it is not released.  The
+    guarantee holds over the real numbers, as for PDP-OP (book chapter *What the guarantee does not
+    cover*).
+    """
+    X, y, eps, _ = check_problem(X, y, epsilons)
+    lams = check_grid(grid)
+    stop = None if stop is None else _check_stop(stop)
+    if isinstance(score_share, bool) or not isinstance(score_share, numbers.Real):
+        raise TypeError(f"score_share must be a real number, got {type(score_share).__name__}")
+    rho = check_fraction(score_share, "score_share", closed_low=False, closed_high=False)
+    B = _check_bound_choice(B)
+    gen = check_rng(rng)
+    d = X.shape[1]
+    model_levels = (1.0 - rho) * ROUND_SHARE * eps
+    lams = round_candidates(lams, model_levels, d, B)
+    cals = [calibrate(model_levels, lam, d, B) for lam in lams]
+    centres = [_weighted_ridge(X, y, np.asarray(cal.weights), lam) for cal, lam in zip(cals, lams)]
+    stop = 1.0 / lams.size if stop is None else stop
+    while True:
+        k = int(gen.integers(lams.size))
+        theta = centres[k] + _sample_l2_laplace(cals[k].eta, d, 1, gen)[0]
+        score = float(selection_score(theta, X, y, eps, rho)) + float(gen.laplace())
+        if score > 0.0:
+            return LambdaChoice(lam=float(lams[k]), rule="selection", spent=eps.copy(), candidates=lams,
+                                index=k, models=theta[None, :])
+        if gen.random() < stop:
+            return LambdaChoice(lam=float("nan"), rule="selection", spent=eps.copy(), candidates=lams,
+                                index=None, models=np.zeros((1, d)))
