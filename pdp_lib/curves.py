@@ -189,7 +189,11 @@ def _profile_terms(c: float, d: int, a: float):
     b, root = m - (d - 1), math.hypot(m - (d - 1), 2.0 * math.sqrt(h * m))
     peak = 2.0 * h * m / (b + root) if b > 0 else 0.5 * (root - b)
 
-    cuts = {0: [0.5 * s, m, d - 1.0] + ([s * m / c] if c > 0 else []), 1: [peak, h, d - 1.0 - m]}
+    # where a and s are small against 1 the structure of P(T < t_0(r)) sits at r of the order of a, far
+    # below the Gamma density's bulk: cut geometrically from there up, so that quad resolves it
+    scale = [a * 4.0**k for k in range(12) if a * 4.0**k < 1.0]
+    cuts = {0: [0.5 * s, m, d - 1.0] + ([s * m / c] if c > 0 else []) + scale,
+            1: [peak, h, d - 1.0 - m] + [x for x in scale if x > s]}
     out, errors = [], []
     for which, f, top in ((0, under_p0, end), (1, under_pv, stop)):
         breaks = []

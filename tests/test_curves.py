@@ -13,6 +13,7 @@ from scipy import integrate, special, stats
 
 import pdp_lib
 import pdp_lib.approximate
+from pdp_lib import curves
 from pdp_lib.curves import SAFETY, gaussian_privacy_profile, l2_privacy_profile, largest_gaussian_mu
 from pdp_lib.validation import MAX_LEVEL
 
@@ -319,3 +320,13 @@ def test_extreme_levels_and_deltas_are_calibrated_on_the_safe_side(d):
         assert a > 0.01 and value + error <= delta * (1 - SAFETY)
     if d == 12:        # a subnormal level: a* is then the range the total variation distance allows (1e-5 here)
         assert largest_loss_range(5e-324, 1e-5, 12) == pytest.approx(8.5044e-5, rel=1e-4)
+
+
+def test_tiny_levels_in_two_dimensions_against_thirty_digits():
+    # mpmath at 30 digits (the profile as E_P0[(1 - e^(eps - L))_+], nested quadrature over the
+    # radius and the angle): at eps = 1e-12, d = 2, a = 3.1416028901354514e-5 the profile is
+    # 1.000003208e-5 to ten digits; the geometric cuts of the quadrature near r ~ a resolve it
+    value, error = curves._l2_profile_and_error(1e-12, 2, 3.1416028901354514e-05)
+    assert abs(value - 1.000003208e-5) <= error + 1e-14
+    a = curves.largest_loss_range(1e-12, 1e-5, 2)
+    assert curves.l2_privacy_profile(1e-12, 2, a) <= 1e-5 * (1 - curves.SAFETY)
