@@ -317,6 +317,9 @@ def test_rule_losses_are_exact_where_the_mechanism_allows():
     assert res.public["zero"][1] == pytest.approx(np.mean(np.asarray(yt) ** 2), rel=1e-12)
     lam = tuning.data_free_lambda(GRID, eps, 4, 0.5)         # R = 1/sqrt(d), d = 4
     assert res.public["domain radius"] == (lam, res.exact[GRID.index(lam)])
+    assert rule_losses(X, y, eps, Xt, yt, GRID, settings=(), noise_draws=2, selection_runs=0).selection is None
+    with pytest.raises(ValueError, match="selection_runs = 1 is outside the allowed range"):
+        rule_losses(X, y, eps, Xt, yt, GRID, settings=(), noise_draws=2, selection_runs=1)
     for loss, se, p, cands in res.private.values():   # p: mean over the noise draws (not released)
         assert loss >= res.oracle * (1 - 1e-12) or loss >= res.oracle - 5 * se
         assert p.sum() == pytest.approx(1.0)

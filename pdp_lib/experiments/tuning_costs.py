@@ -188,7 +188,8 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
         Draws of the candidates' noise behind private tuning's selection probabilities.
     rng : None, int or numpy.random.Generator
     selection_runs : None or int
-        Whole runs behind private selection's expected loss (``None``: ``noise_draws``).
+        Whole runs behind private selection's expected loss (``None``: ``noise_draws``; ``0``: private
+        selection is not measured, and ``selection`` is None).
     plan : (float, float or None)
         The ``(alpha, validation_fraction)`` of the tuning plan whose candidates the public rules
         read (the default of ``PersonalizedRidge(lam="auto")``).
@@ -216,8 +217,10 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
               "uniform kept": (float(kept.mean()), float(at_kept.mean())),
               "zero": (float("nan"), float(loss.value(np.zeros(d)))),
               "domain radius": _domain_radius(X, y, eps, lams, loss, B)}
-    runs = draws if selection_runs is None else check_count(selection_runs, "selection_runs", minimum=2)
-    selection = _selection_loss(X, y, eps, lams, loss, B, gen, runs)
+    runs = draws if selection_runs is None else check_count(selection_runs, "selection_runs", minimum=0)
+    if runs == 1:
+        raise ValueError("selection_runs = 1 is outside the allowed range: 0 (not measured) or at least 2")
+    selection = _selection_loss(X, y, eps, lams, loss, B, gen, runs) if runs else None
     return RuleLosses(grid=lams, exact=exact, oracle=float(exact.min()), data_free=data_free,
                       fixed=fixed_losses, private=private, public=public, selection=selection)
 
@@ -274,12 +277,14 @@ def cost_draws(datasets, replicates: int, grid, *, spec=None, priors=(1.0,), fix
 
 
 def cost_by_n(sizes, replicates: int, grid, *, d: int = 30, spec=None, priors=(1.0,), fixed=(1.0,),
-              settings=((1.0, 0.5),), noise_draws: int = 400, seed: int = SEED, B=None) -> pd.DataFrame:
+              settings=((1.0, 0.5),), noise_draws: int = 400, seed: int = SEED, B=None,
+              selection_runs: int = 0) -> pd.DataFrame:
     """:func:`cost_draws` on the paper's synthetic data (``sigma = 0``) at each total size ``n``.
 
     Draw ``r`` at size ``n`` is :func:`pdp_lib.make_synthetic` ``(n, d)`` from the stream
     ``(9, n, r, 0)`` of ``seed``, split 80/20 as the paper's data are, with the levels of ``spec``
-    from the stream ``(9, n, r, 1)`` and the candidates' noise from ``(9, n, r, 2)``.
+    from the stream ``(9, n, r, 1)`` and the candidates' noise from ``(9, n, r, 2)``.  Private selection
+    is measured only with ``selection_runs`` > 0 (:func:`rule_losses`).
 
     Returns
     -------
@@ -296,7 +301,8 @@ def cost_by_n(sizes, replicates: int, grid, *, d: int = 30, spec=None, priors=(1
             X, X_test, y, y_test = train_test_split(data.X, data.y, test_size=TEST_SIZE, seed=SPLIT_SEED)
             eps = privacy_profile(X.shape[0], spec, rng=streams[1])
             res = rule_losses(X, y, eps, X_test, y_test, grid, priors=priors, fixed=fixed, settings=settings,
-                              B=B, noise_draws=noise_draws, rng=streams[2])
+                              B=B, noise_draws=noise_draws, rng=streams[2],
+                              selection_runs=selection_runs)
             rows.extend((n, r, *row) for row in _rows(res))
     return pd.DataFrame(rows, columns=["n", "replicate", "rule", "lam", "ratio", "se", "candidates"])
 
@@ -312,8 +318,9 @@ def _rows(res: RuleLosses):
         yield rule_label("public", name), lam, loss / res.oracle, 0.0, 1
     for setting, (loss, se, p, cands) in res.private.items():
         yield rule_label("private", setting), float(p @ cands), loss / res.oracle, se / res.oracle, cands.size
-    loss, se, lam, _ = res.selection
-    yield SELECTION_RULE, lam, loss / res.oracle, se / res.oracle, res.grid.size
+    if res.selection is not None:
+        loss, se, lam, _ = res.selection
+        yield SELECTION_RULE, lam, loss / res.oracle, se / res.oracle, res.grid.size
 
 
 def cost_summary(draws: pd.DataFrame, by: str = "dataset") -> pd.DataFrame:
