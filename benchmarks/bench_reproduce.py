@@ -7,7 +7,7 @@
 2. Table 4 (Medical Cost data, 12 values of lambda, PDP-OP / Jorgensen max / Jorgensen mean /
    non-private) at ``N`` runs: the vectorized engine against a straightforward per-run
    Python loop of the single-run estimators (``pdp_lib.pdp_op``,
-   ``pdp_lib.baselines.jorgensen``) that computes both losses from the same runs, in the
+   ``pdp_lib.mechanisms.baselines.jorgensen``) that computes both losses from the same runs, in the
    same process, on the same data draw and profile.  Reports the speed ratio and checks that
    both agree within their standard errors.
 3. For every Jorgensen cell of Table 4: the engine's Monte Carlo standard error (mask
@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from pdp_lib import pdp_op
-from pdp_lib.baselines import jorgensen, least_squares, non_private_ridge
+from pdp_lib.mechanisms.baselines import jorgensen, least_squares, non_private_ridge
 from pdp_lib.experiments import draw_data, draw_profile, evaluate_sweep, get_target, mask_seed, reproduce
 from pdp_lib.formatting import sig
 

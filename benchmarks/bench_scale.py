@@ -42,7 +42,7 @@ def _peak_rss_mb() -> float:
 
 def child(n: int, d: int, runs: int, lams, methods, memory_budget) -> dict:
     """One measurement, in this (fresh) interpreter."""
-    from pdp_lib.baselines import jorgensen_keep_probabilities
+    from pdp_lib.mechanisms.baselines import jorgensen_keep_probabilities
     from pdp_lib.experiments import engine, evaluate_sweep
     from pdp_lib.profiles import DEFAULT_PROFILE, privacy_profile
 

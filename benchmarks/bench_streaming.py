@@ -48,7 +48,7 @@ def _peak_mb() -> float:
 def dask_fit_time(folder: Path, client):
     import dask.dataframe as dd
 
-    from pdp_lib import dask_fit, streaming
+    from pdp_lib.io import dask_fit, streaming
 
     bounds = streaming.domain_bounds(folder, "y", "eps")
     t0 = time.perf_counter()

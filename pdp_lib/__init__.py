@@ -4,7 +4,11 @@ The library behind the companion book to Acharya, Boenisch, Naidu and Ziani,
 "Personalized Differential Privacy for Ridge Regression".  Each module holds
 one piece of the paper:
 
-``mechanism``   Algorithm 1, eq. (2), Remark 3.1, Theorems 3.1/3.2
+``mechanisms``  the release mechanisms, one module each: ``output_perturbation`` (PDP-OP: Algorithm 1,
+                eq. (2), Remark 3.1, Theorems 3.1/3.2), ``baselines``, ``threshold``, ``gaussian``,
+                ``private_selection``
+``io``          users' tables: public bounds, streamed sums (``streaming``), the comparison from them
+                (``comparison``), the sums on a Dask cluster (``dask_fit``)
 ``estimator``   the scikit-learn style estimator around Algorithm 1
 ``bounds``      Lemmas A.1-A.2 (B(lambda)), Theorem A.4 (per-point sensitivity), noise-norm tails
 ``audit``       worst neighbours, realized privacy loss, black-box audits (Lemma A.5)
@@ -16,13 +20,10 @@ one piece of the paper:
 ``preprocessing`` mapping raw data into the domain with public bounds
 ``formatting``  numbers at the paper's precision
 ``moments``     exact mean and variance of the test losses over the privacy noise
-``baselines``   non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
-``threshold``   uniform DP at the best public threshold, and the (non-private) oracle threshold
 ``mixtures``    the test loss over runs as an exact mixture, up to its fourth moment
-``threshold``   uniform DP at a threshold; ``personalization`` PDP-OP against it, part by part
+``personalization`` PDP-OP against uniform DP at a threshold, part by part
 ``curves``      privacy profiles delta(eps') of the Laplace, l2 and Gaussian mechanisms, and their inverses
 ``approximate`` PDP-OP under (eps, delta): a point's privacy curve, the mechanisms compared
-``gaussian``    the personalized Gaussian mechanism, point i getting (eps_i, delta)-DP
 ``experiments`` one vectorized engine for every table and figure; targets as data
 ``replication`` the published values, the authors' outputs, verdicts, readings and rendering
 """
@@ -37,11 +38,11 @@ __version__ = "0.1.0"
 # that ``import pdp_lib`` stays fast (the command line and a notebook's first cell pay only for
 # what they use; ``benchmarks/bench_import.py`` measures it).
 _EXPORTS = {
-    "Calibration": "mechanism",
-    "calibrate": "mechanism",
-    "weighted_ridge": "mechanism",
-    "sample_l2_laplace": "mechanism",
-    "pdp_op": "mechanism",
+    "Calibration": "mechanisms.output_perturbation",
+    "calibrate": "mechanisms.output_perturbation",
+    "weighted_ridge": "mechanisms.output_perturbation",
+    "sample_l2_laplace": "mechanisms.output_perturbation",
+    "pdp_op": "mechanisms.output_perturbation",
     "PersonalizedRidge": "estimator",
     "norm_bound": "bounds",
     "noise_scale": "bounds",
@@ -87,29 +88,26 @@ _EXPORTS = {
     "loss_moments": "moments",
     "l2_laplace_norm_moments": "moments",
     "sphere_quadratic_form_moments": "moments",
-    "non_personalized": "baselines",
-    "jorgensen": "baselines",
-    "jorgensen_threshold": "baselines",
-    "jorgensen_keep_probabilities": "baselines",
-    "jorgensen_mask": "baselines",
-    "jorgensen_eta": "baselines",
-    "least_squares": "baselines",
-    "non_private_ridge": "baselines",
-    "threshold_dp": "threshold",
-    "best_public_threshold": "threshold",
-    "oracle_threshold": "threshold",
+    "non_personalized": "mechanisms.baselines",
+    "jorgensen": "mechanisms.baselines",
+    "jorgensen_threshold": "mechanisms.baselines",
+    "jorgensen_keep_probabilities": "mechanisms.baselines",
+    "jorgensen_mask": "mechanisms.baselines",
+    "jorgensen_eta": "mechanisms.baselines",
+    "least_squares": "mechanisms.baselines",
+    "non_private_ridge": "mechanisms.baselines",
+    "threshold_dp": "mechanisms.threshold",
+    "best_public_threshold": "mechanisms.threshold",
+    "oracle_threshold": "mechanisms.threshold",
     "choose_lambda": "tuning",
     "privacy_curve": "approximate",
-    "gaussian_mechanism": "gaussian",
-    "fit_dask": "dask_fit",
+    "gaussian_mechanism": "mechanisms.gaussian",
+    "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }
-_SUBMODULES = ("accuracy", "audit", "baselines", "bounds", "datasets", "estimator", "experiments", "formatting",
-               "losses", "mechanism", "mixtures", "moments", "personalization", "preprocessing", "profiles",
-               "replication", "threshold", "tuning", "approximate", "gaussian", "curves", "streaming", "comparison", "dask_fit",
-               "validation")
-# Moved modules, kept importable for a while: each warns (DeprecationWarning) and re-exports the new one.
-_DEPRECATED = ("paper", "reference", "report", "readings", "fidelity")
+_SUBMODULES = ("accuracy", "audit", "bounds", "datasets", "estimator", "experiments", "formatting", "io",
+               "losses", "mechanisms", "mixtures", "moments", "personalization", "preprocessing", "profiles",
+               "replication", "tuning", "approximate", "curves", "validation")
 
 __all__ = [*_EXPORTS, *(m for m in _SUBMODULES if m in ("accuracy", "audit", "experiments",))]
 
@@ -118,7 +116,7 @@ def __getattr__(name: str):
     """Import the module behind a public name on first access (PEP 562)."""
     if name in _EXPORTS:
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    elif name in _SUBMODULES or name in _DEPRECATED:
+    elif name in _SUBMODULES:
         value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

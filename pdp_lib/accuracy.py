@@ -28,7 +28,7 @@ book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``).
 Labels drawn under Assumption 3.2 may leave ``[-1, 1]``: the privacy theorems
 do not cover such data, and the public mechanism refuses them.  The
 simulation therefore calls the mechanism's unchecked internals
-(``pdp_lib.mechanism._weighted_ridge`` and ``_sample_l2_laplace``) so that the
+(``pdp_lib.mechanisms.output_perturbation._weighted_ridge`` and ``_sample_l2_laplace``) so that the
 accuracy statement can be checked on exactly the data it is about.
 """
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_norm_chebyshev, noise_norm_quantile
-from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from .validation import (
     check_count,
     check_features,
@@ -296,7 +296,7 @@ def accuracy_grid(X, theta_star, epsilons, lams, sigmas, deltas, runs, rng=None)
     theta_star : array-like of shape (d,)
     epsilons : mapping
         Profile name -> privacy levels of shape ``(n,)``, calibrated with
-        :func:`pdp_lib.mechanism.calibrate` (Theorem 3.1) for each ``lambda``.
+        :func:`pdp_lib.mechanisms.output_perturbation.calibrate` (Theorem 3.1) for each ``lambda``.
     lams, sigmas, deltas : sequences of float
     runs : int
         Runs per ``(profile, lambda, sigma)``.
@@ -340,7 +340,7 @@ def accuracy_grid(X, theta_star, epsilons, lams, sigmas, deltas, runs, rng=None)
 def terms_sweep(X, theta_star, epsilons, lams, sigma, delta, runs, rng=None) -> dict:
     r"""Each term of Theorem 3.3 next to the quantity it bounds, over a sweep of ``lambda``.
 
-    For every ``lambda`` (calibrated with :func:`pdp_lib.mechanism.calibrate`, Theorem 3.1),
+    For every ``lambda`` (calibrated with :func:`pdp_lib.mechanisms.output_perturbation.calibrate`, Theorem 3.1),
     :func:`simulate_accuracy` runs PDP-OP ``runs`` times, drawing from ``rng`` in turn.  The
     book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``), section *Term by term*,
     asserts that every term is at least its quantity and draws both against ``lambda``.

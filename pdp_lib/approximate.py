@@ -40,8 +40,8 @@ import numpy as np
 from .bounds import noise_scale
 from .curves import (_check_eps_prime, gaussian_privacy_profile, l2_privacy_profile,  # noqa: F401
                      laplace_privacy_profile, largest_gaussian_mu, largest_loss_range)
-from .gaussian import gaussian_calibration
-from .mechanism import _weighted_ridge, calibrate
+from .mechanisms.gaussian import gaussian_calibration
+from .mechanisms.output_perturbation import _weighted_ridge, calibrate
 from .moments import QuadraticLoss
 from .validation import check_dimension, check_epsilons, check_fraction, check_problem
 
@@ -135,7 +135,7 @@ def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None,
     - ``noise="l2"`` with ``delta``: PDP-OP calibrated for :math:`(\varepsilon_i, \delta)`
       (:func:`pdp_lib.calibrate` with ``delta`` and ``weighting``);
     - ``noise="gaussian"`` (``delta`` required): the personalized Gaussian mechanism
-      (:func:`pdp_lib.gaussian.gaussian_calibration`), :math:`\mu_i = w_i c_\lambda/\sigma`.
+      (:func:`pdp_lib.mechanisms.gaussian.gaussian_calibration`), :math:`\mu_i = w_i c_\lambda/\sigma`.
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ sensitivity) and the noise factor of Theorems 3.1/3.2, the exact supremum that
 sharpens Lemma A.1, and the tail quantities of the noise norm used in the proof
 of Theorem 3.3.  Derived step by step in the book's chapters *Sensitivity of
 the weighted ridge solution* (``book/sensitivity.ipynb``) and *Accuracy of
-PDP-OP* (``book/accuracy.ipynb``); the mechanism (:mod:`pdp_lib.mechanism`)
+PDP-OP* (``book/accuracy.ipynb``); the mechanism (:mod:`pdp_lib.mechanisms.output_perturbation`)
 calibrates its noise from these bounds.
 """
 

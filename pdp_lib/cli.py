@@ -41,7 +41,7 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
     python -m pdp_lib predict MODEL DATA --out FILE
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
-public bounds from a TOML file (:mod:`pdp_lib.streaming`), and writes the model as JSON: the
+public bounds from a TOML file (:mod:`pdp_lib.io.streaming`), and writes the model as JSON: the
 estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy statement (the guarantee, the
 neighbouring relation, what is public, the theorem and its paper, the floating-point status, a summary
 of the public levels whose size does not depend on the number of rows, the bounds); no row, no seed,
@@ -49,9 +49,9 @@ nothing else computed from the private rows.  A row outside its bounds, a missin
 that is missing, not positive or above 100 is refused with the file, the row and the column (status
 2); ``--clip`` clamps out-of-range values instead and tells the operator, on standard error and
 marked as not private, how many rows it changed.  With ``--scheduler`` the sums run as tasks on a Dask cluster
-(:mod:`pdp_lib.dask_fit`), one per partition, and the noise is drawn here.  ``compare`` splits the
+(:mod:`pdp_lib.io.dask_fit`), one per partition, and the noise is drawn here.  ``compare`` splits the
 rows into training and test rows and writes every mechanism's exact expected test loss over a grid
-of ``lambda`` (:mod:`pdp_lib.comparison`) as ``comparison.csv``, ``comparison.md`` and
+of ``lambda`` (:mod:`pdp_lib.io.comparison`) as ``comparison.csv``, ``comparison.md`` and
 ``comparison.png`` in ``DIR``, each saying that its losses are in the scaled label's units and that the
 comparison is not private (it reads the test rows), with the training mean's loss beside the
 mechanisms'.  ``predict`` maps a model back to the label's units for every row of a table.
@@ -223,7 +223,7 @@ def _bounds(args):
     """The public bounds: the ``--bounds`` file, else the domain's (features in [0, 1], label in [-1, 1])."""
     import dataclasses
 
-    from . import streaming
+    from .io import streaming
 
     if args.bounds is None:
         bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
@@ -244,7 +244,7 @@ def _add_predict(sub) -> None:
 
 
 def _predict(args) -> int:
-    from . import streaming
+    from .io import streaming
 
     _check_out_file("predict", args.out)
     _check_optional(args)
@@ -297,7 +297,7 @@ def _compare(args) -> int:
 
     from tqdm import tqdm
 
-    from . import comparison, streaming
+    from .io import comparison, streaming
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
@@ -345,7 +345,7 @@ def _require(module: str, extra: str, what: str) -> None:
 
 def _check_optional(args) -> None:
     """Every optional dependency the command will need, checked before any row is read."""
-    from . import streaming
+    from .io import streaming
 
     if getattr(args, "scheduler", None) is not None:
         _require("dask", "cluster", "--scheduler")
@@ -362,11 +362,11 @@ def _check_optional(args) -> None:
 
 
 def _cluster_sums(args, bounds):
-    """The sums on the Dask cluster at ``--scheduler`` (:mod:`pdp_lib.dask_fit`), one partition per file."""
+    """The sums on the Dask cluster at ``--scheduler`` (:mod:`pdp_lib.io.dask_fit`), one partition per file."""
     import dask.dataframe as dd
     from distributed import Client
 
-    from . import dask_fit, streaming
+    from .io import dask_fit, streaming
 
     files = streaming.data_files(args.data)
     names = [str(f) for f in files]
@@ -384,7 +384,7 @@ def _cluster_sums(args, bounds):
 
 
 def _fit(args) -> int:
-    from . import streaming
+    from .io import streaming
     from .formatting import sig
 
     _check_out_file("fit", args.out)

@@ -1,7 +1,7 @@
 """The warning of a moved module, addressed to the code that asked for it.
 
-A moved module (``pdp_lib.report``, say) stays importable for a while and warns when it is
-first imported.  Reached as ``pdp_lib.report`` it is imported by the package's ``__getattr__``
+A moved module (``pdp_lib.experiments.specs``, say) stays importable for a while and warns when it is
+first imported.  Reached as an attribute it is imported by a package's ``__getattr__``
 (PEP 562) through :func:`importlib.import_module`, so a plain ``stacklevel`` would blame
 ``importlib``, and Python's default filters, which show a ``DeprecationWarning`` only when it is
 attributed to ``__main__``, would hide it from a notebook or a script.  :func:`warn_moved`

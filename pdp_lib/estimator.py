@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .gaussian import _run_gaussian
-from .mechanism import _run_pdp_op, calibrate
+from .mechanisms.gaussian import _run_gaussian
+from .mechanisms.output_perturbation import _run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
@@ -72,12 +72,12 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         Source of the privacy noise.  An int gives the same noise on every fit.
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
-        personalized Gaussian mechanism (:func:`pdp_lib.gaussian.gaussian_mechanism`), which needs
+        personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
         ``delta``.  Chapter *PDP-OP under approximate DP*.
     delta : None or float, default None
         ``None``: point ``i`` gets ``epsilons[i]``-DP (pure, ``noise="l2"`` only).  A number in
         ``(0, 1)``: ``(epsilons[i], delta)``-DP with the least noise of the chosen kind and its
-        optimal weights (:func:`pdp_lib.calibrate`, :func:`pdp_lib.gaussian.gaussian_calibration`).
+        optimal weights (:func:`pdp_lib.calibrate`, :func:`pdp_lib.mechanisms.gaussian.gaussian_calibration`).
         Not with ``lam="auto"``, whose private tuning is calibrated for pure DP.
     epsilon : None or float, default None
         One privacy level for every row, used when ``fit`` receives no ``epsilons`` (then

@@ -284,7 +284,7 @@ class QuadraticLoss:
         ``L(theta_bar + Z) = L(theta_bar) + 2 g^T Z + Z^T A Z``, so
         ``E L = L(theta_bar) + sigma^2 tr(A)`` and ``Var L = 4 sigma^2 ||g||^2 + 2 sigma^4 tr(A^2)``
         (the odd moments of ``Z`` vanish).  For the personalized Gaussian mechanism of the book's
-        chapter *PDP-OP under approximate DP* (:mod:`pdp_lib.gaussian`).
+        chapter *PDP-OP under approximate DP* (:mod:`pdp_lib.mechanisms.gaussian`).
 
         Parameters
         ----------

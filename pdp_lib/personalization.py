@@ -1,6 +1,6 @@
 r"""When does personalization lose?  PDP-OP against uniform DP at a threshold, part by part.
 
-Both PDP-OP (Algorithm 1) and uniform DP at a threshold (:mod:`pdp_lib.threshold`) are output
+Both PDP-OP (Algorithm 1) and uniform DP at a threshold (:mod:`pdp_lib.mechanisms.threshold`) are output
 perturbation :math:`\bar\theta + Z` with :math:`Z \propto \exp(-\eta\|z\|)`.  For a quadratic test
 loss :math:`L(\theta) = \theta^\top A\theta - 2 b^\top\theta + c` the exact expected loss splits
 (Theorem *thm-exact-loss-moments*) into a bias part and a noise part,
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mechanism import _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import _weighted_ridge, calibrate
 from .moments import QuadraticLoss
-from .threshold import best_public_threshold, kept_mask, threshold_calibration
+from .mechanisms.threshold import best_public_threshold, kept_mask, threshold_calibration
 from .validation import (check_problem, check_count, check_features, check_fraction, check_labels,
                          check_positive, check_rng)
 

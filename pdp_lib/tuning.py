@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_scale
-from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from .validation import (
     check_dimension,
     check_epsilons,

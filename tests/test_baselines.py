@@ -1,4 +1,4 @@
-"""Tests of pdp_lib.baselines against hand computations, scikit-learn and the authors' outputs."""
+"""Tests of pdp_lib.mechanisms.baselines against hand computations, scikit-learn and the authors' outputs."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import Ridge
 
 from pdp_lib import load_medical_cost, sample_l2_laplace, train_test_split
-from pdp_lib.baselines import (
+from pdp_lib.mechanisms.baselines import (
     jorgensen,
     jorgensen_eta,
     jorgensen_keep_probabilities,

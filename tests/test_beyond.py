@@ -7,7 +7,7 @@ import pdp_lib
 from pdp_lib.experiments import evaluate_sweep
 from pdp_lib.experiments.beyond import exact_columns
 from pdp_lib.moments import QuadraticLoss, loss_moments
-from pdp_lib.threshold import best_public_threshold, oracle_threshold, threshold_calibration
+from pdp_lib.mechanisms.threshold import best_public_threshold, oracle_threshold, threshold_calibration
 
 
 def _problem(seed, n=60, d=5, m=30):

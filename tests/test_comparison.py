@@ -1,14 +1,14 @@
-"""The book's comparison on a user's table (pdp_lib.comparison): the streamed sums against the in-memory mechanisms."""
+"""The book's comparison on a user's table (pdp_lib.io.comparison): the streamed sums against the in-memory mechanisms."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import pdp_lib
-from pdp_lib import comparison, streaming
-from pdp_lib.baselines import jorgensen_keep_probabilities, non_private_ridge
+from pdp_lib.io import comparison, streaming
+from pdp_lib.mechanisms.baselines import jorgensen_keep_probabilities, non_private_ridge
 from pdp_lib.moments import loss_moments
-from pdp_lib.threshold import threshold_calibration
+from pdp_lib.mechanisms.threshold import threshold_calibration
 
 D = 3
 FEATURES = [f"f{k}" for k in range(D)]

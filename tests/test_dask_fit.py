@@ -1,4 +1,4 @@
-"""PDP-OP on a Dask cluster (pdp_lib.dask_fit): a 2-worker LocalCluster on 10^7 rows of partitioned Parquet.
+"""PDP-OP on a Dask cluster (pdp_lib.io.dask_fit): a 2-worker LocalCluster on 10^7 rows of partitioned Parquet.
 
 The sums equal the streaming path's, a bad row is named by partition and row, and a worker killed
 mid-run makes the run recover completely or fail loudly, never return a partial sum."""
@@ -15,7 +15,7 @@ import pytest
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-from pdp_lib import dask_fit, streaming  # noqa: E402
+from pdp_lib.io import dask_fit, streaming  # noqa: E402
 
 D = 12
 PARTS, PART_ROWS = 10, 1_000_000     # 10^7 rows

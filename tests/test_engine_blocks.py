@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from pdp_lib.baselines import jorgensen_keep_probabilities
+from pdp_lib.mechanisms.baselines import jorgensen_keep_probabilities
 from pdp_lib.experiments import BEYOND_METHODS, METHODS, batched_ridge, evaluate_sweep, jorgensen_masks
 from pdp_lib.experiments import engine
 from pdp_lib.profiles import DEFAULT_PROFILE, privacy_profile

@@ -2,7 +2,7 @@
 
 Independent truths: a brute-force per-run loop written here from the paper's formulas
 (weights, eta, ridge, Gamma radius times a uniform direction), exact enumeration of
-Jorgensen's sampling masks, the single-run implementations of ``pdp_lib.baselines``, and
+Jorgensen's sampling masks, the single-run implementations of ``pdp_lib.mechanisms.baselines``, and
 for the registry the statistic of each target pinned by hand (the registry file itself is
 tested in ``tests/test_registry.py``).
 """
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from pdp_lib.baselines import jorgensen_keep_probabilities, jorgensen_mask, non_private_ridge
+from pdp_lib.mechanisms.baselines import jorgensen_keep_probabilities, jorgensen_mask, non_private_ridge
 from pdp_lib.experiments import (
     COLUMNS,
     TARGET_NAMES,
@@ -178,7 +178,7 @@ def test_jorgensen_matches_exact_enumeration(method):
 
 
 def test_jorgensen_matches_brute_force_single_runs():
-    from pdp_lib.baselines import jorgensen
+    from pdp_lib.mechanisms.baselines import jorgensen
 
     X, y, Xt, yt, eps = _small(9, n=10)
     lam = 2.0

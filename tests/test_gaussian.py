@@ -1,4 +1,4 @@
-"""The personalized Gaussian mechanism (pdp_lib.gaussian) and PDP-OP calibrated for (eps_i, delta).
+"""The personalized Gaussian mechanism (pdp_lib.mechanisms.gaussian) and PDP-OP calibrated for (eps_i, delta).
 
 Independent truths: the analytic Gaussian's condition checked point by point, a search over random weight
 vectors for a smaller noise than the optimal weights', the worst neighbouring pair found by search, Monte
@@ -13,8 +13,8 @@ from pdp_lib.approximate import approximate_calibration, mechanism_losses, priva
 from pdp_lib.bounds import noise_scale
 from pdp_lib.curves import (gaussian_privacy_profile, l2_privacy_profile, largest_gaussian_mu,
                             largest_loss_range)
-from pdp_lib.gaussian import gaussian_calibration, gaussian_mechanism
-from pdp_lib.mechanism import calibrate, noise_optimal_weights
+from pdp_lib.mechanisms.gaussian import gaussian_calibration, gaussian_mechanism
+from pdp_lib.mechanisms.output_perturbation import calibrate, noise_optimal_weights
 from pdp_lib.moments import QuadraticLoss
 
 LEVELS = np.array([0.01, 0.2, 1.0])

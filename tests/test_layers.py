@@ -14,11 +14,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdp_lib"
 LAYERS = {
     0: ("validation", "formatting", "deprecation"),
     1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
-    2: ("mechanism", "estimator", "baselines", "threshold", "accuracy", "personalization", "tuning", "approximate", "gaussian",
-        "streaming", "comparison", "dask_fit", "private_selection",
-        "audit"),
+    2: ("mechanisms", "estimator", "accuracy", "personalization", "tuning", "approximate", "io", "audit"),
     3: ("experiments",),
-    4: ("replication", "paper", "reference", "report", "readings", "fidelity"),   # + the moved names
+    4: ("replication",),
     5: ("cli", "__main__"),
 }
 FACADE = "pdp_lib"   # the package's __init__ re-exports names of every layer, lazily (PEP 562)

@@ -12,7 +12,7 @@ from pdp_lib.replication import misses as misses_module
 from pdp_lib.experiments.mixtures import method_mixtures
 from pdp_lib.formatting import printed_half_unit
 from pdp_lib.experiments import draw_data, draw_profile, reproduce, training_points
-from pdp_lib.mechanism import sample_l2_laplace
+from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace
 from pdp_lib.moments import QuadraticLoss
 from pdp_lib.profiles import DEFAULT_PROFILE, ProfileSpec, privacy_profile
 

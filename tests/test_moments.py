@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from pdp_lib.mechanism import sample_l2_laplace
+from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace
 from pdp_lib.moments import (
     LossMoments,
     QuadraticLoss,

@@ -5,7 +5,7 @@ import pytest
 
 from pdp_lib.moments import QuadraticLoss
 from pdp_lib.personalization import bias_noise_parts, correlated_privacy_data, large_lambda_limit
-from pdp_lib.threshold import personalization_ratio, threshold_dp
+from pdp_lib.mechanisms.threshold import personalization_ratio, threshold_dp
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""Private selection from private candidates (pdp_lib.private_selection): its pieces by hand, its exact loss in d = 1."""
+"""Private selection from private candidates (pdp_lib.mechanisms.private_selection): its pieces by hand, its exact loss in d = 1."""
 
 import numpy as np
 import pytest
 
 import pdp_lib
-from pdp_lib import private_selection as ps
+from pdp_lib.mechanisms import private_selection as ps
 from pdp_lib.audit import private_selection as audit_ps
 from pdp_lib.experiments import tuning_costs
 from pdp_lib.moments import QuadraticLoss

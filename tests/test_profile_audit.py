@@ -22,7 +22,7 @@ from pdp_lib.audit.profile_audit import (
     audit_privacy_profile,
     delta_lower_bounds,
 )
-from pdp_lib.mechanism import sample_l2_laplace
+from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace
 
 N = 200_000          # outputs per dataset for the sharpness tests
 

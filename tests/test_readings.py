@@ -6,7 +6,7 @@ import pytest
 from pdp_lib.replication import readings, rendering
 from pdp_lib.experiments import draw_data, draw_profile, get_target, loss_parts, reproduce, settings, training_points
 from pdp_lib.formatting import printed_half_unit, ratio_text
-from pdp_lib.mechanism import calibrate, pdp_op
+from pdp_lib.mechanisms.output_perturbation import calibrate, pdp_op
 
 
 def test_prefixes_by_hand():

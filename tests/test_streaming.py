@@ -1,4 +1,4 @@
-"""PDP-OP on a table of any size (pdp_lib.streaming, python -m pdp_lib fit): the streamed sums against the
+"""PDP-OP on a table of any size (pdp_lib.io.streaming, python -m pdp_lib fit): the streamed sums against the
 in-memory mechanism, every refusal named by file, row and column, and the model file."""
 
 import json
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 import pdp_lib
-from pdp_lib import cli, streaming
+from pdp_lib import cli
+from pdp_lib.io import streaming
 
 D = 3
 FEATURES = [f"f{k}" for k in range(D)]

@@ -1,4 +1,4 @@
-"""Tests of pdp_lib.threshold (uniform DP at a threshold) and of the sharp calibration option."""
+"""Tests of pdp_lib.mechanisms.threshold (uniform DP at a threshold) and of the sharp calibration option."""
 
 import math
 
@@ -11,7 +11,7 @@ import pdp_lib
 from pdp_lib import PersonalizedRidge, best_public_threshold, calibrate, oracle_threshold, pdp_op, threshold_dp
 from pdp_lib.bounds import noise_scale, norm_bound, sharp_norm_bound
 from pdp_lib.moments import loss_moments
-from pdp_lib.threshold import kept_mask, personalization_ratio, threshold_calibration, threshold_candidates
+from pdp_lib.mechanisms.threshold import kept_mask, personalization_ratio, threshold_calibration, threshold_candidates
 
 
 def _data(seed, n=40, d=4):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..mechanism import _run_pdp_op, calibrate, weighted_ridge
+from ..mechanisms.output_perturbation import _run_pdp_op, calibrate, weighted_ridge
 from ..validation import check_count, check_finite, check_fraction, check_rng
 from .privacy_loss import log_density_ratio
 

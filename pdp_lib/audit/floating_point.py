@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..mechanism import _sample_l2_laplace
+from ..mechanisms.output_perturbation import _sample_l2_laplace
 from ..validation import check_count, check_finite, check_positive, check_rng
 
 __all__ = [
@@ -413,7 +413,7 @@ def library_reachability(outputs, theta, eta, normals, ziggurat=None, spread=2,
     ``o`` the verdict is one of:
 
     * *witnessed*: an accepted ``ri`` and a ``g`` of ``normals`` reproduce ``o`` bit for bit
-      through the library's own code (:func:`pdp_lib.mechanism._sample_l2_laplace`, fed the
+      through the library's own code (:func:`pdp_lib.mechanisms.output_perturbation._sample_l2_laplace`, fed the
       chosen draws, then ``theta +``); searched first near the inverse in the three finest
       layers, then from every noise value that rounds to ``o``;
     * *ruled out*: either no double ``z`` at all gives ``fl(theta + z) == o``, or every such

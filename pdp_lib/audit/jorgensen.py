@@ -1,7 +1,7 @@
 r"""The exact output density of Jorgensen et al.'s sampling baseline, for audits.
 
 :func:`jorgensen_log_density` enumerates the samples of the mechanism of
-:func:`pdp_lib.baselines.jorgensen` (``n <= 16``) and gives its exact log density, so its
+:func:`pdp_lib.mechanisms.baselines.jorgensen` (``n <= 16``) and gives its exact log density, so its
 privacy loss can be computed exactly.  Used in the book's chapter *What the guarantee does
 not cover* (``book/limits.ipynb``).
 """
@@ -13,8 +13,8 @@ from itertools import product
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ..baselines import jorgensen_eta, jorgensen_keep_probabilities
-from ..mechanism import _weighted_ridge
+from ..mechanisms.baselines import jorgensen_eta, jorgensen_keep_probabilities
+from ..mechanisms.output_perturbation import _weighted_ridge
 from ..validation import check_epsilons, check_features, check_finite, check_labels, check_positive
 
 __all__ = ["jorgensen_log_density"]
@@ -23,10 +23,10 @@ __all__ = ["jorgensen_log_density"]
 def jorgensen_log_density(outputs, X, y, epsilons, lam, t, B=None) -> np.ndarray:
     r"""Exact log density of Jorgensen et al.'s sample-then-perturb mechanism, by enumerating the samples.
 
-    The mechanism of :func:`pdp_lib.baselines.jorgensen` keeps point ``j`` with
-    probability ``pi_j`` (:func:`pdp_lib.baselines.jorgensen_keep_probabilities`)
+    The mechanism of :func:`pdp_lib.mechanisms.baselines.jorgensen` keeps point ``j`` with
+    probability ``pi_j`` (:func:`pdp_lib.mechanisms.baselines.jorgensen_keep_probabilities`)
     and runs output perturbation with uniform weights ``1/k`` and
-    ``eta_k = k t / c(lam)`` (:func:`pdp_lib.baselines.jorgensen_eta`) on the ``k`` kept points.  Its output density is the
+    ``eta_k = k t / c(lam)`` (:func:`pdp_lib.mechanisms.baselines.jorgensen_eta`) on the ``k`` kept points.  Its output density is the
     mixture
 
     .. math::
@@ -43,7 +43,7 @@ def jorgensen_log_density(outputs, X, y, epsilons, lam, t, B=None) -> np.ndarray
     ----------
     outputs : array-like of shape (m, d)
     X, y, epsilons, lam
-        As in :func:`pdp_lib.baselines.jorgensen`; ``n <= 16``.
+        As in :func:`pdp_lib.mechanisms.baselines.jorgensen`; ``n <= 16``.
     t : float
         The threshold.
     B : float, optional

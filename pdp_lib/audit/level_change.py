@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanism import calibrate, weighted_ridge
+from ..mechanisms.output_perturbation import calibrate, weighted_ridge
 from ..validation import check_epsilons, check_positive, check_rng
 from .blackbox import sample_mechanism
 from .privacy_loss import log_density_ratio

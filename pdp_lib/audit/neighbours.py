@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..mechanism import _weighted_ridge
+from ..mechanisms.output_perturbation import _weighted_ridge
 from ..validation import check_data, check_count, check_features, check_rng
 
 __all__ = ["ReplacementGeometry", "WorstNeighbour", "worst_neighbour", "worst_neighbours", "vertex_lower_bound"]

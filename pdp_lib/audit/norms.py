@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..mechanism import _weighted_ridge, weighted_ridge
+from ..mechanisms.output_perturbation import _weighted_ridge, weighted_ridge
 from ..validation import check_data, check_count, check_positive, check_rng
 
 __all__ = ["NormSearch", "largest_norm_dataset", "unregularized_solution"]

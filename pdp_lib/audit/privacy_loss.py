@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bounds import sensitivity_bound
-from ..mechanism import calibrate
+from ..mechanisms.output_perturbation import calibrate
 from ..validation import check_problem, check_finite, check_positive
 from .neighbours import WorstNeighbour, worst_neighbours
 

@@ -1,4 +1,4 @@
-r"""The exact privacy loss of private selection (:mod:`pdp_lib.private_selection`) in one dimension.
+r"""The exact privacy loss of private selection (:mod:`pdp_lib.mechanisms.private_selection`) in one dimension.
 
 With ``d = 1`` the round's noise is a Laplace variable on the line, and the selection's output
 law has a closed form up to one integral per candidate: the zero model with probability
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..mechanism import _weighted_ridge, calibrate
-from ..private_selection import ROUND_SHARE, round_candidates, selection_score
+from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
+from ..mechanisms.private_selection import ROUND_SHARE, round_candidates, selection_score
 from ..validation import check_count, check_rng
 
 __all__ = ["selection_privacy_loss", "SelectionReplacement", "worst_selection_replacement"]

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import noise_scale
-from ..mechanism import _weighted_ridge
-from ..threshold import best_public_threshold, threshold_calibration, threshold_candidates
+from ..mechanisms.output_perturbation import _weighted_ridge
+from ..mechanisms.threshold import best_public_threshold, threshold_calibration, threshold_candidates
 
 __all__ = ["exact_columns", "jorgensen_grid", "jorgensen_oracle", "GRID_SIZE", "SELECT_RUNS"]
 
@@ -43,7 +43,7 @@ def _moments(loss, theta_bar, eta):
 
 
 def _threshold_fit(X, y, eps, tau, lam, B):
-    """``theta_bar`` and ``eta`` of uniform DP at ``tau`` (:func:`pdp_lib.threshold.threshold_calibration`)."""
+    """``theta_bar`` and ``eta`` of uniform DP at ``tau`` (:func:`pdp_lib.mechanisms.threshold.threshold_calibration`)."""
     keep, cal = threshold_calibration(eps, lam, X.shape[1], tau, B)
     return _weighted_ridge(X[keep], y[keep], np.asarray(cal.weights), lam), cal.eta
 

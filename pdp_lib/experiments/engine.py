@@ -23,8 +23,8 @@ test loss of PDP-OP, the non-personalized baseline, Jorgensen et al. with ``t = 
 
 The engine composes the mechanism (:func:`pdp_lib.calibrate`, the weighted ridge of eq. (2))
 and the baselines' own pieces (Jorgensen's mask sampler and noise parameter
-:func:`pdp_lib.baselines.jorgensen_eta`), and is tested against the single-run implementations
-of :mod:`pdp_lib.baselines`.  Derived and measured in the book's chapter *Exact loss moments*
+:func:`pdp_lib.mechanisms.baselines.jorgensen_eta`), and is tested against the single-run implementations
+of :mod:`pdp_lib.mechanisms.baselines`.  Derived and measured in the book's chapter *Exact loss moments*
 (``book/moments.ipynb``).
 
 Memory.  The masks are drawn and turned into Gram matrices in blocks of runs whose size is
@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..baselines import _draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
-from ..mechanism import _weighted_ridge, calibrate
+from ..mechanisms.baselines import _draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
+from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
 from .beyond import exact_columns, jorgensen_oracle
@@ -108,7 +108,7 @@ def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY
     """``runs`` independent draws of Jorgensen et al.'s sample, shape ``(runs, n)`` (bool).
 
     Row ``r`` equals the ``r``-th of ``runs`` successive calls of
-    :func:`pdp_lib.baselines.jorgensen_mask` on the same generator: one uniform per point
+    :func:`pdp_lib.mechanisms.baselines.jorgensen_mask` on the same generator: one uniform per point
     whose keep probability is below 1, in index order; the other points are always kept.
     The uniforms are drawn a few rows at a time, as many as fit in ``memory_budget`` bytes
     (the result itself, one byte per entry, is not counted); the masks do not depend on the

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..baselines import jorgensen_threshold
+from ..mechanisms.baselines import jorgensen_threshold
 from ..bounds import noise_scale
-from ..mechanism import calibrate, weighted_ridge
+from ..mechanisms.output_perturbation import calibrate, weighted_ridge
 from ..mixtures import loss_mixture
 from ..moments import QuadraticLoss
 from .engine import batched_ridge, jorgensen_masks

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..mechanism import calibrate, weighted_ridge
+from ..mechanisms.output_perturbation import calibrate, weighted_ridge
 from ..moments import QuadraticLoss
 from .draws import draw_data, draw_profile, training_points
 from .settings import SEED

@@ -12,7 +12,7 @@ test loss of PDP-OP when ``lambda`` is chosen
   pick among them (its expected loss is the candidates' mean);
 * as the constant predictor 0 (no model);
 * by the data-free rule with the radius the domain defends, ``R = 1/sqrt(d)``;
-* by private selection from private candidates (:mod:`pdp_lib.private_selection`), by Monte Carlo
+* by private selection from private candidates (:mod:`pdp_lib.mechanisms.private_selection`), by Monte Carlo
   over ``noise_draws`` whole runs;
 * by private tuning (:func:`pdp_lib.tuning.private_lambda`) for each share ``alpha``.
 
@@ -32,9 +32,9 @@ import pandas as pd
 
 from .. import tuning as _tuning
 from ..formatting import count_text, markdown_table, ratio_text, sig
-from ..mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
+from ..mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
-from ..private_selection import ROUND_SHARE, round_candidates, selection_score
+from ..mechanisms.private_selection import ROUND_SHARE, round_candidates, selection_score
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
 from ..datasets import make_synthetic, train_test_split
@@ -68,7 +68,7 @@ class RuleLosses:
         ``(alpha, validation_fraction)`` -> ``(expected loss, Monte Carlo standard error, probabilities over the candidates,
         candidates)``.
     selection : tuple
-        Private selection from private candidates (:func:`pdp_lib.private_selection.private_selection`):
+        Private selection from private candidates (:func:`pdp_lib.mechanisms.private_selection.private_selection`):
         ``(expected loss, Monte Carlo standard error, mean lambda released, probability of the zero model)``.
     public : dict
         ``"smallest kept"`` -> ``(lambda, expected loss)``; ``"uniform kept"`` -> ``(mean lambda, expected
@@ -133,7 +133,7 @@ def _selection_loss(X, y, eps, lams, loss, B, gen, runs, rho=0.5):
 
     Each run repeats rounds until a candidate passes or the run stops (probability ``1/K`` after a
     failed round, ``K`` the round's candidates), exactly as
-    :func:`pdp_lib.private_selection.private_selection` does.
+    :func:`pdp_lib.mechanisms.private_selection.private_selection` does.
     """
     d, model = X.shape[1], (1.0 - rho) * ROUND_SHARE * eps
     lams = round_candidates(lams, model, d, B)

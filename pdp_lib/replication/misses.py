@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..baselines import jorgensen_keep_probabilities, jorgensen_threshold
+from ..mechanisms.baselines import jorgensen_keep_probabilities, jorgensen_threshold
 from ..profiles import ProfileSpec, group_sizes
 from ..formatting import printed_half_unit
 from ..mixtures import LossMixture, LossPolynomial

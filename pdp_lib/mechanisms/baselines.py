@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import noise_scale
-from .mechanism import _weighted_ridge, pdp_op
-from .validation import (
+from ..bounds import noise_scale
+from .output_perturbation import _weighted_ridge, pdp_op
+from ..validation import (
     check_data,
     check_problem,
     check_epsilons,

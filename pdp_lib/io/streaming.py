@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .bounds import noise_scale
-from .mechanism import _sample_l2_laplace, calibrate
-from .validation import MAX_LEVEL, check_count, check_positive, check_rng
+from ..bounds import noise_scale
+from ..mechanisms.output_perturbation import _sample_l2_laplace, calibrate
+from ..validation import MAX_LEVEL, check_count, check_positive, check_rng
 
 __all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "file_kind", "header", "Sums", "accumulate", "fit_sums", "model_record",
            "write_model", "read_model", "predict_file", "table_columns", "level_digest", "privacy_statement", "CHUNK_ROWS"]

@@ -29,9 +29,9 @@ import numbers
 
 import numpy as np
 
-from .mechanism import _sample_l2_laplace, _weighted_ridge, calibrate
-from .tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
-from .validation import check_fraction, check_problem, check_rng
+from .output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
+from ..tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
+from ..validation import check_fraction, check_problem, check_rng
 
 __all__ = ["improvement_terms", "selection_score", "round_candidates", "private_selection", "ROUND_SHARE"]
 

@@ -1,6 +1,6 @@
 r"""PDP-OP on a Dask cluster: the sums as tasks over the partitions, the noise drawn once on the client.
 
-PDP-OP needs only sums over rows (:mod:`pdp_lib.streaming`), so each partition of a
+PDP-OP needs only sums over rows (:mod:`pdp_lib.io.streaming`), so each partition of a
 ``dask.dataframe`` is checked against the public bounds, mapped into the domain and summed by a
 task on a worker (:func:`partition_sums`); the client adds the partitions' sums in partition order,
 once every one of them has arrived, and draws the privacy noise itself (:func:`fit_dask`).  A row
@@ -84,10 +84,10 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
     Parameters
     ----------
     dataframe : dask.dataframe.DataFrame
-    bounds : pdp_lib.streaming.Bounds
+    bounds : pdp_lib.io.streaming.Bounds
     label, epsilon : str
     clip : bool
-        As in :func:`pdp_lib.streaming.accumulate`.
+        As in :func:`pdp_lib.io.streaming.accumulate`.
     client : distributed.Client, optional
         Compute on this cluster (:func:`submit_sums`, then ``client.gather``, which waits for every
         partition or raises); ``None``: Dask's current scheduler.
@@ -110,7 +110,7 @@ def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None
     """PDP-OP on a ``dask.dataframe``: ``(theta_hat, sums, (theorem, B, eta))``.
 
     The sums run on the cluster (:func:`dask_sums`); ``theta_bar`` and the noise are computed on
-    the client (:func:`pdp_lib.streaming.fit_sums`), so the noise never leaves this process.
+    the client (:func:`pdp_lib.io.streaming.fit_sums`), so the noise never leaves this process.
     """
     sums = dask_sums(dataframe, bounds, label, epsilon, clip=clip, client=client)
     theta, info = fit_sums(sums, lam, B=B, rng=rng)

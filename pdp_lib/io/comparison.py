@@ -34,10 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .baselines import jorgensen_keep_probabilities
-from .bounds import noise_scale
+from ..mechanisms.baselines import jorgensen_keep_probabilities
+from ..bounds import noise_scale
 from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
-from .validation import check_count, check_fraction
+from ..validation import check_count, check_fraction
 
 __all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
@@ -126,7 +126,7 @@ def train_levels(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
 
 
 def _threshold(levels: np.ndarray, counts: np.ndarray) -> float:
-    """:func:`pdp_lib.threshold.best_public_threshold` from the levels' counts (levels sorted)."""
+    """:func:`pdp_lib.mechanisms.threshold.best_public_threshold` from the levels' counts (levels sorted)."""
     kept = np.cumsum(counts[::-1])[::-1]
     return float(levels[int(np.argmax(levels * kept))])
 
@@ -181,7 +181,7 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     ----------
     source : str or Path
         A CSV or Parquet file, a folder of them, or a glob.
-    bounds : pdp_lib.streaming.Bounds
+    bounds : pdp_lib.io.streaming.Bounds
     label, epsilon : str
     test_fraction : float
         In ``(0, 1)``: each row is a test row with this probability (a public coin, by ``seed``).
@@ -190,12 +190,12 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     masks : int
         Jorgensen et al.'s sampling masks per threshold, ``>= 2``.
     clip : bool
-        As in :func:`pdp_lib.streaming.accumulate`.
+        As in :func:`pdp_lib.io.streaming.accumulate`.
     chunk_rows : int
     progress : callable, optional
         Called with the number of rows read after each chunk of the second pass.
     ignore : sequence of str
-        As in :func:`pdp_lib.streaming.accumulate`.
+        As in :func:`pdp_lib.io.streaming.accumulate`.
     """
     fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
     masks = check_count(masks, "masks", minimum=2)

@@ -9,7 +9,7 @@ most :math:`w_i c_\lambda` (Theorem A.4, :func:`pdp_lib.bounds.sensitivity_bound
 Gaussian mechanism's bound (:func:`pdp_lib.curves.tolerated_gaussian_mus`; a smaller distance gives a
 smaller profile).  The least noise meeting every point's condition is
 :math:`\sigma = c_\lambda \max_i w_i/\mu^*_i`, and the weights that minimise it are
-:math:`w_i \propto \mu^*(\varepsilon_i, \delta)` (:func:`pdp_lib.mechanism.noise_optimal_weights`),
+:math:`w_i \propto \mu^*(\varepsilon_i, \delta)` (:func:`pdp_lib.mechanisms.output_perturbation.noise_optimal_weights`),
 with :math:`\sigma = c_\lambda / \sum_j \mu^*_j`.  They are not proportional to
 :math:`\varepsilon_i`: :math:`\mu^*` grows more slowly than :math:`\varepsilon`.
 
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import noise_scale, resolve_bound
-from .curves import tolerated_gaussian_mus
-from .mechanism import _weighted_ridge, check_weighting, noise_optimal_weights
-from .validation import (check_count, check_dimension, check_epsilons, check_fraction, check_positive,
+from ..bounds import noise_scale, resolve_bound
+from ..curves import tolerated_gaussian_mus
+from .output_perturbation import _weighted_ridge, check_weighting, noise_optimal_weights
+from ..validation import (check_count, check_dimension, check_epsilons, check_fraction, check_positive,
                          check_problem, check_rng)
 
 __all__ = ["GaussianCalibration", "gaussian_calibration", "gaussian_mechanism"]

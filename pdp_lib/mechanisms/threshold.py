@@ -33,8 +33,8 @@ import math
 
 import numpy as np
 
-from .mechanism import _run_pdp_op, _weighted_ridge, calibrate
-from .validation import check_problem, check_epsilons, check_positive
+from .output_perturbation import _run_pdp_op, _weighted_ridge, calibrate
+from ..validation import check_problem, check_epsilons, check_positive
 
 __all__ = [
     "threshold_candidates",
@@ -202,7 +202,7 @@ def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):
     (float, float)
         The oracle threshold and its expected test loss.
     """
-    from .moments import loss_moments  # noqa: PLC0415 - the exact moments, only for the oracle
+    from ..moments import loss_moments  # noqa: PLC0415 - the exact moments, only for the oracle
 
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]

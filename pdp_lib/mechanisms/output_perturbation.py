@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import noise_scale, resolve_bound
-from .validation import (
+from ..bounds import noise_scale, resolve_bound
+from ..validation import (
     check_data,
     check_problem,
     check_count,
@@ -177,7 +177,7 @@ def calibrate(epsilons, lam, d, B=None, *, delta=None, weighting="optimal") -> C
         weights = noise_optimal_weights(eps)
         eta = total / noise_scale(lam, d, B_used)
     else:
-        from .curves import tolerated_loss_ranges    # scipy: only under (epsilon, delta)
+        from ..curves import tolerated_loss_ranges    # scipy: only under (epsilon, delta)
 
         reach = tolerated_loss_ranges(eps, delta, d)
         weights = noise_optimal_weights(reach if weighting == "optimal" else eps)

@@ -1,0 +1,12 @@
+"""The release mechanisms, one module each: what a reader's data pass through before anything is published.
+
+``output_perturbation``  PDP-OP (Algorithm 1 of the paper): the weighted ridge, the calibration of
+                         Theorems 3.1/3.2 and (epsilon_i, delta), the l2-Laplace sampler
+``baselines``            non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
+``threshold``            uniform DP at the best public threshold, and the (non-private) oracle threshold
+``gaussian``             the personalized Gaussian mechanism, point i getting (eps_i, delta)-DP
+``private_selection``    private selection from private candidates with personalized budgets
+
+The names most readers need are importable from :mod:`pdp_lib` itself (``pdp_lib.pdp_op``,
+``pdp_lib.calibrate``, ...).
+"""
