@@ -58,12 +58,34 @@ def _law(X, y, eps, lams, stop, rho, B):
     return centres, etas, p / len(lams)
 
 
+def _kinks(X, y) -> np.ndarray:
+    """The models at which a score term changes slope: ``x_j theta = +-1`` and ``x_j theta = y_j``."""
+    x = X[:, 0]
+    x = x[x > 0]
+    return np.concatenate([1.0 / x, -1.0 / x, y[X[:, 0] > 0] / x])
+
+
+def _models(a: float, b: float, eta: float, kinks, points: int) -> np.ndarray:
+    """Scalar models on which the log-ratio of the output densities is evaluated.
+
+    The log-ratio is piecewise smooth, with breaks at the two centres and at the score's kinks,
+    and constant beyond the outermost break: a dense grid over the span of the breaks (and 40 noise
+    scales past them), the breaks themselves, and a fine grid around each break.
+    """
+    breaks = np.concatenate([[a, b], kinks])
+    lo, hi = breaks.min() - 40.0 / eta, breaks.max() + 40.0 / eta
+    near = (breaks[:, None] + np.linspace(-4.0, 4.0, 81)[None, :] / eta).ravel()
+    return np.unique(np.concatenate([np.linspace(lo, hi, points), breaks, near]))
+
+
 def selection_privacy_loss(X, y, eps, X2, y2, grid, *, stop: float, score_share: float = 0.5, B=None,
                            points: int = 4001) -> float:
     """The largest ``|log|`` ratio of the selection's output laws on two datasets, ``d = 1``.
 
-    Over the zero model's probability and the candidates' densities on a grid of ``points``
-    models per candidate spanning both datasets' centres by 40 noise scales either way.
+    Over the zero model's probability and the candidates' densities at the models of
+    :func:`_models`: a grid of ``points`` over the span of the centres and the score's kinks, the
+    breaks themselves and a fine grid around each.  A grid, so the largest ratio found is a lower
+    bound on the supremum, and the search below is a search.
     """
     X, y, eps = np.asarray(X, float), np.asarray(y, float), np.asarray(eps, float)
     X2, y2 = np.asarray(X2, float), np.asarray(y2, float)
@@ -72,8 +94,9 @@ def selection_privacy_loss(X, y, eps, X2, y2, grid, *, stop: float, score_share:
     c2, e2, p2 = _law(X2, y2, eps, lams, stop, score_share, B)
     den1, den2 = stop + (1 - stop) * p1, stop + (1 - stop) * p2
     worst = abs(np.log(stop * (1 - p1) / den1) - np.log(stop * (1 - p2) / den2))
+    kinks = np.concatenate([_kinks(X, y), _kinks(X2, y2)])
     for a, b, eta in zip(c1, c2, e1):          # the same eta on both: it reads only the levels
-        t = np.linspace(min(a, b) - 40 / eta, max(a, b) + 40 / eta, check_count(points, "points"))
+        t = _models(a, b, eta, kinks, check_count(points, "points"))
         log1 = -eta * np.abs(t - a) + _log_pass(t, X, y, eps, score_share) - np.log(den1)
         log2 = -eta * np.abs(t - b) + _log_pass(t, X2, y2, eps, score_share) - np.log(den2)
         worst = max(worst, float(np.max(np.abs(log1 - log2))))
