@@ -58,3 +58,15 @@ def test_no_submodule_shares_a_name_with_an_exported_name():
             "from pdp_lib.experiments import reproduce, reproduce_many; from pdp_lib.experiments.rebuild import "
             "reproduce as f; assert reproduce is f and callable(reproduce_many)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_subpackages_import_their_modules_on_first_access():
+    code = ("import sys, pdp_lib\n"
+            "assert 'pdp_lib.mechanisms.threshold' not in sys.modules\n"
+            "assert pdp_lib.mechanisms.threshold.threshold_dp is pdp_lib.threshold_dp\n"
+            "assert pdp_lib.io.streaming.__name__ == 'pdp_lib.io.streaming'\n"
+            "assert 'gaussian' in dir(pdp_lib.mechanisms) and 'dask_fit' in dir(pdp_lib.io)\n"
+            "try:\n    pdp_lib.io.nothing\nexcept AttributeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "module 'pdp_lib.io' has no attribute 'nothing'" in out.stdout

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate
 
-from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
-from ..mechanisms.private_selection import ROUND_SHARE, round_candidates, selection_score
+from ..mechanisms.private_selection import round_models, selection_score
 from ..validation import check_count, check_rng
 
 __all__ = ["selection_privacy_loss", "SelectionReplacement", "worst_selection_replacement"]
@@ -39,13 +38,9 @@ def _log_pass(theta, X, y, eps, rho) -> np.ndarray:
     return np.where(f >= 0, np.log1p(-0.5 * np.exp(-np.abs(f))), f - np.log(2.0))
 
 
-def _law(X, y, eps, lams, stop, rho, B):
-    """Centres, noise scales and the pass probability ``p`` of one round, for ``d = 1``."""
-    model = (1.0 - rho) * ROUND_SHARE * eps
-    cals = [calibrate(model, lam, 1, B) for lam in lams]
-    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam)[0] for c, lam in zip(cals, lams)])
-    etas = np.array([c.eta for c in cals])
-    kinks = np.concatenate([1.0 / X[:, 0], -1.0 / X[:, 0], y / X[:, 0]]) if np.all(X[:, 0] > 0) else np.array([])
+def _pass_probability(X, y, eps, centres, etas, rho) -> float:
+    """The probability ``p`` that a round passes, for ``d = 1``: a quadrature per candidate."""
+    kinks = _kinks(X, y)
     p = 0.0
     for c, eta in zip(centres, etas):
         lo, hi = c - 60.0 / eta, c + 60.0 / eta
@@ -55,7 +50,7 @@ def _law(X, y, eps, lams, stop, rho, B):
             return 0.5 * eta * np.exp(-eta * abs(t - c) + _log_pass(np.array([t]), X, y, eps, rho)[0])
 
         p += integrate.quad(integrand, lo, hi, points=pts, limit=400, epsabs=1e-13, epsrel=1e-11)[0]
-    return centres, etas, p / len(lams)
+    return p / len(centres)
 
 
 def _kinks(X, y) -> np.ndarray:
@@ -89,9 +84,12 @@ def selection_privacy_loss(X, y, eps, X2, y2, grid, *, stop: float, score_share:
     """
     X, y, eps = np.asarray(X, float), np.asarray(y, float), np.asarray(eps, float)
     X2, y2 = np.asarray(X2, float), np.asarray(y2, float)
-    lams = round_candidates(np.asarray(grid, dtype=float), (1.0 - score_share) * ROUND_SHARE * eps, 1, B)
-    c1, e1, p1 = _law(X, y, eps, lams, stop, score_share, B)
-    c2, e2, p2 = _law(X2, y2, eps, lams, stop, score_share, B)
+    grid = np.asarray(grid, dtype=float)
+    _, c1, e1 = round_models(X, y, eps, grid, score_share, B)
+    _, c2, e2 = round_models(X2, y2, eps, grid, score_share, B)
+    c1, c2 = c1[:, 0], c2[:, 0]
+    p1 = _pass_probability(X, y, eps, c1, e1, score_share)
+    p2 = _pass_probability(X2, y2, eps, c2, e2, score_share)
     den1, den2 = stop + (1 - stop) * p1, stop + (1 - stop) * p2
     worst = abs(np.log(stop * (1 - p1) / den1) - np.log(stop * (1 - p2) / den2))
     kinks = np.concatenate([_kinks(X, y), _kinks(X2, y2)])

@@ -32,9 +32,9 @@ import pandas as pd
 
 from .. import tuning as _tuning
 from ..formatting import count_text, markdown_table, ratio_text, sig
-from ..mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
+from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
-from ..mechanisms.private_selection import ROUND_SHARE, round_candidates, selection_score
+from ..mechanisms.private_selection import round_models, run_selection
 from ..profiles import DEFAULT_PROFILE
 from ..validation import check_count, check_problem, check_rng
 from ..datasets import make_synthetic, train_test_split
@@ -135,21 +135,9 @@ def _selection_loss(X, y, eps, lams, loss, B, gen, runs, rho=0.5):
     failed round, ``K`` the round's candidates), exactly as
     :func:`pdp_lib.mechanisms.private_selection.private_selection` does.
     """
-    d, model = X.shape[1], (1.0 - rho) * ROUND_SHARE * eps
-    lams = round_candidates(lams, model, d, B)
-    K = lams.size
-    cals = [calibrate(model, lam, d, B) for lam in lams]
-    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam) for c, lam in zip(cals, lams)])
-    etas = np.array([c.eta for c in cals])
-    released, chosen = np.zeros((runs, d)), np.full(runs, np.nan)
-    active = np.arange(runs)
-    while active.size:
-        k = gen.integers(K, size=active.size)
-        theta = centres[k] + _sample_l2_laplace(1.0, d, active.size, gen) / etas[k][:, None]
-        passed = selection_score(theta, X, y, eps, rho) + gen.laplace(size=active.size) > 0
-        released[active[passed]], chosen[active[passed]] = theta[passed], lams[k[passed]]
-        failed = active[~passed]
-        active = failed[gen.random(failed.size) >= 1.0 / K]
+    lams, centres, etas = round_models(X, y, eps, lams, rho, B)
+    released, index = run_selection(X, y, eps, lams, centres, etas, rho, 1.0 / lams.size, gen, runs)
+    chosen = np.where(index >= 0, lams[np.maximum(index, 0)], np.nan)
     values = loss.value(released)
     zero = np.isnan(chosen)
     mean_lam = float(np.mean(chosen[~zero])) if (~zero).any() else float("nan")

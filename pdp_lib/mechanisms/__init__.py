@@ -13,20 +13,6 @@ The names most readers need are importable from :mod:`pdp_lib` itself (``pdp_lib
 
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
+from ..lazy import lazy_submodules
 
-_SUBMODULES = tuple(sorted(p.stem for p in Path(__file__).parent.glob("*.py") if p.stem != "__init__"))
-
-
-def __getattr__(name: str):
-    """Import a submodule on first access (PEP 562), as ``pdp_lib`` does for its own."""
-    if name in _SUBMODULES:
-        module = importlib.import_module(f".{name}", __name__)
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_SUBMODULES))
+_SUBMODULES, __getattr__, __dir__ = lazy_submodules(__name__, __file__)

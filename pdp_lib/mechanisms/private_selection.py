@@ -33,7 +33,8 @@ from .output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from ..tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
 from ..validation import check_fraction, check_problem, check_rng
 
-__all__ = ["improvement_terms", "selection_score", "round_candidates", "private_selection", "ROUND_SHARE"]
+__all__ = ["improvement_terms", "selection_score", "round_candidates", "round_models", "run_selection",
+           "private_selection", "ROUND_SHARE"]
 
 ROUND_SHARE = 0.5
 """The share of each budget one round spends: the selection as a whole spends twice that."""
@@ -69,6 +70,46 @@ def round_candidates(grid, model_levels, d: int, B=None) -> np.ndarray:
     whose noise alone costs more than the zero model, and its clipped predictions can still pass the score.
     """
     return prune_grid(grid, d, float(np.sum(model_levels)), B)
+
+
+def round_models(X, y, eps, grid, rho: float, B=None):
+    """A round's candidates (:func:`round_candidates`), their weighted ridge centres and their ``eta``.
+
+    The model of a round is PDP-OP with the levels ``(1 - rho) eps / 2``; ``X, y, eps`` validated.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        The candidates ``(K,)``, the centres ``(K, d)`` and the noise parameters ``(K,)``.
+    """
+    d = X.shape[1]
+    model_levels = (1.0 - rho) * ROUND_SHARE * eps
+    lams = round_candidates(grid, model_levels, d, B)
+    cals = [calibrate(model_levels, lam, d, B) for lam in lams]
+    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam) for c, lam in zip(cals, lams)])
+    return lams, centres, np.array([c.eta for c in cals])
+
+
+def run_selection(X, y, eps, lams, centres, etas, rho: float, stop: float, gen, runs: int):
+    """``runs`` independent runs of the selection, batched: each repeats rounds until one passes or it stops.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The released models ``(runs, d)`` (zeros for the zero model) and the index of each released
+        candidate in ``lams`` (``-1`` for the zero model).
+    """
+    d = X.shape[1]
+    released, index = np.zeros((runs, d)), np.full(runs, -1)
+    active = np.arange(runs)
+    while active.size:
+        k = gen.integers(lams.size, size=active.size)
+        theta = centres[k] + _sample_l2_laplace(1.0, d, active.size, gen) / etas[k][:, None]
+        passed = selection_score(theta, X, y, eps, rho) + gen.laplace(size=active.size) > 0
+        released[active[passed]], index[active[passed]] = theta[passed], k[passed]
+        failed = active[~passed]
+        active = failed[gen.random(failed.size) >= stop]
+    return released, index
 
 
 def _check_stop(stop) -> float:
@@ -118,19 +159,9 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
     rho = check_fraction(score_share, "score_share", closed_low=False, closed_high=False)
     B = _check_bound_choice(B)
     gen = check_rng(rng)
-    d = X.shape[1]
-    model_levels = (1.0 - rho) * ROUND_SHARE * eps
-    lams = round_candidates(lams, model_levels, d, B)
-    cals = [calibrate(model_levels, lam, d, B) for lam in lams]
-    centres = [_weighted_ridge(X, y, np.asarray(cal.weights), lam) for cal, lam in zip(cals, lams)]
+    lams, centres, etas = round_models(X, y, eps, lams, rho, B)
     stop = 1.0 / lams.size if stop is None else stop
-    while True:
-        k = int(gen.integers(lams.size))
-        theta = centres[k] + _sample_l2_laplace(cals[k].eta, d, 1, gen)[0]
-        score = float(selection_score(theta, X, y, eps, rho)) + float(gen.laplace())
-        if score > 0.0:
-            return LambdaChoice(lam=float(lams[k]), rule="selection", spent=eps.copy(), candidates=lams,
-                                index=k, models=theta[None, :])
-        if gen.random() < stop:
-            return LambdaChoice(lam=float("nan"), rule="selection", spent=eps.copy(), candidates=lams,
-                                index=None, models=np.zeros((1, d)))
+    released, index = run_selection(X, y, eps, lams, centres, etas, rho, stop, gen, 1)
+    k = int(index[0])
+    return LambdaChoice(lam=float(lams[k]) if k >= 0 else float("nan"), rule="selection", spent=eps.copy(),
+                        candidates=lams, index=k if k >= 0 else None, models=released)
