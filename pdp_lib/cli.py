@@ -168,6 +168,10 @@ def _add_fit(sub) -> None:
                      help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
     fit.add_argument("--seed", type=_int_at_least("--seed", 0), default=None,
                      help="seed of the privacy noise (default: fresh entropy); the model never records it")
+    fit.add_argument("--sampler", choices=("exact", "float"), default="exact",
+                     help="'exact' (default): the lattice release, whose guarantee covers every rounding; "
+                          "'float': the double-precision sampler, whose guarantee holds over the reals only: the "
+                          "last bits of its output can reveal the estimate before noise (Mironov, CCS 2012)")
     fit.add_argument("--scheduler", metavar="ADDRESS", default=None,
                      help="compute the sums on this Dask cluster (e.g. tcp://host:8786), one task per partition; "
                           "the noise is drawn here")
@@ -397,8 +401,8 @@ def _fit(args) -> int:
         else:
             sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
-        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed)
-        record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta)
+        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler)
+        record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta, args.sampler)
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .mechanisms.gaussian import _run_gaussian
+from .mechanisms.lattice import check_sampler
 from .mechanisms.output_perturbation import _run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
@@ -83,6 +84,12 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         One privacy level for every row, used when ``fit`` receives no ``epsilons`` (then
         ``fit(X, y)`` gives every row ``epsilon``-DP: standard DP, the non-personalized case).
         ``None``: ``fit`` needs ``epsilons``.  Giving both is refused.
+    sampler : {"exact", "float"}, default "exact"
+        ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
+        included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure DP with
+        ``noise="l2"`` and ``d`` up to 32.  ``"float"``: the double-precision samplers, whose guarantee
+        holds over the reals only: their outputs' last bits can reveal the centre (Mironov, CCS 2012).
+        Needed, and given explicitly, for ``noise="gaussian"``, ``delta``, ``lam="auto"`` and larger ``d``.
     fit_intercept : bool, default False
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
@@ -118,7 +125,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
-                 validation_fraction=0.5, noise="l2", delta=None, epsilon=None, fit_intercept=False):
+                 validation_fraction=0.5, noise="l2", delta=None, epsilon=None, fit_intercept=False,
+                 sampler="exact"):
+        self.sampler = sampler
         self.noise = noise
         self.delta = delta
         self.epsilon = epsilon
@@ -178,6 +187,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
                             f"(0, inf), 'pruned' or 'auto'")
         rule = self.lam if isinstance(self.lam, str) else None
+        sampler = check_sampler(self.sampler)
+        if sampler == "exact" and (self.noise == "gaussian" or self.delta is not None):
+            need = "noise='gaussian'" if self.noise == "gaussian" else f"delta = {self.delta!r}"
+            _refuse_exact(need)
         if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
@@ -191,7 +204,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
             self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
-                                          rng_name="random_state", delta=self.delta)
+                                          rng_name="random_state", delta=self.delta, sampler=sampler)
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
@@ -210,7 +223,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
             self.coef_, cal = _run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,
-                                          rng_name="random_state", delta=self.delta)
+                                          rng_name="random_state", delta=self.delta, sampler=self.sampler)
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
         self.lam_ = choice.lam
@@ -223,6 +236,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         alpha = check_fraction(self.tuning_share, "tuning_share", closed_low=False)
         gen = check_rng(self.random_state, "random_state")
         grid = check_grid(DEFAULT_GRID if self.lam_grid is None else self.lam_grid, "lam_grid")
+        if self.sampler == "exact":
+            _refuse_exact("lam='auto'")
         choice = private_lambda(X, y, eps, grid, alpha=alpha, validation_fraction=self.validation_fraction,
                                 B=self.B, rng=gen)
         if alpha == 1.0:   # release the chosen candidate: its part spent its whole budget on it
@@ -262,6 +277,12 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         tags.non_deterministic = self.random_state is None or isinstance(self.random_state, np.random.Generator)
         tags.input_tags.positive_only = True            # X in [0, 1]^d
         return tags
+
+
+def _refuse_exact(need: str) -> None:
+    """Refuse a setting the lattice release is not proved for, in one line naming the way out."""
+    raise ValueError(f"{need} is not allowed with sampler='exact', which is proved for pure DP and the l2 noise "
+                     f"of a fixed or public lam; pass sampler='float' and accept its caveat")
 
 
 def _check_names(estimator, X) -> None:

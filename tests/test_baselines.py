@@ -42,7 +42,7 @@ def test_non_personalized_is_uniform_weights_and_min_epsilon():
     X, y, eps = _data(1)
     lam = 0.8
     n, d = X.shape
-    got = non_personalized(X, y, eps, lam, rng=7)
+    got = non_personalized(X, y, eps, lam, rng=7, sampler="float")
     eta = lam * n * eps.min() / (2 * math.sqrt(d) * (1 + math.sqrt(d) * min(1 / math.sqrt(lam), math.sqrt(d) / lam)))
     expected = _ridge(X, y, lam) + sample_l2_laplace(eta, d, rng=7)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
@@ -82,7 +82,7 @@ def test_mask_frequencies_match_probabilities():
 def test_jorgensen_single_draw_by_hand():
     X, y, eps = _data(2, n=15)
     lam, n, d = 1.5, 15, 3
-    theta, mask = jorgensen(X, y, eps, lam, threshold="mean", rng=11, return_mask=True)
+    theta, mask = jorgensen(X, y, eps, lam, threshold="mean", rng=11, return_mask=True, sampler="float")
     # the same draws by hand: n_random uniforms for the mask, then the noise
     gen = np.random.default_rng(11)
     t = eps.mean()

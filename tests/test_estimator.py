@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 from conftest import make_domain_data, ridge_normal_equations
 from pdp_lib import PersonalizedRidge, calibrate, pdp_op
+from pdp_lib.mechanisms.lattice import lattice_calibration, rounds_bound
 from pdp_lib.preprocessing import DomainScaler
 
 
@@ -29,7 +32,9 @@ def test_fitted_attributes(small_data):
     est = PersonalizedRidge(lam=2.0, random_state=0).fit(X, y, eps)
     cal = calibrate(eps, 2.0, X.shape[1])
     np.testing.assert_allclose(est.weights_, eps / eps.sum(), rtol=1e-15)
-    assert est.eta_ == cal.eta
+    lattice = lattice_calibration(math.fsum(eps), float(eps.min()), rounds_bound(X.shape[0]), 2.0, X.shape[1])
+    assert est.eta_ == lattice.eta and cal.eta * (1 - 2.0**-19) < est.eta_ < cal.eta   # the lattice's eta'
+    assert PersonalizedRidge(lam=2.0, random_state=0, sampler="float").fit(X, y, eps).eta_ == cal.eta
     assert est.n_features_in_ == 3
     assert est.coef_.shape == (3,)
 
@@ -89,7 +94,7 @@ def test_clone_get_set_params(small_data):
     c = clone(est)
     assert c.get_params() == {"lam": 3.0, "B": 0.5, "random_state": 9, "lam_grid": None, "tuning_share": 1.0,
                               "validation_fraction": 0.5, "noise": "l2", "delta": None, "epsilon": None,
-                              "fit_intercept": False}
+                              "fit_intercept": False, "sampler": "exact"}
     assert not hasattr(c, "coef_")
     c.set_params(lam=0.25)
     assert c.lam == 0.25 and est.lam == 3.0
@@ -107,6 +112,14 @@ def test_invalid_params_raise_at_fit(small_data):
         PersonalizedRidge(lam="auto", lam_grid=[]).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"lam = -1\.0 is outside the allowed range \(0, inf\)"):
         PersonalizedRidge(lam=-1.0).fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"lam='auto' is not allowed with sampler='exact'.*pass sampler='float'"):
+        PersonalizedRidge(lam="auto").fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"noise='gaussian' is not allowed with sampler='exact'"):
+        PersonalizedRidge(noise="gaussian", delta=1e-5).fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"delta = 1e-05 is not allowed with sampler='exact'"):
+        PersonalizedRidge(delta=1e-5).fit(X, y, eps)
+    with pytest.raises(ValueError, match=r"sampler = 'lattice' is not allowed; use 'exact'"):
+        PersonalizedRidge(sampler="lattice").fit(X, y, eps)
     with pytest.raises(ValueError, match=r"B = 0\.0 is outside the allowed range \(0, inf\)"):
         PersonalizedRidge(B=0.0).fit(X, y, eps)
     with pytest.raises(TypeError, match=r"random_state must be None, an int seed"):

@@ -104,7 +104,7 @@ def test_pdp_op_with_delta_is_theta_bar_plus_the_calibrated_noise():
     X, y = _data(50, 4)
     eps, lam, delta = _levels(50, seed=6), 1.0, 1e-5
     cal = calibrate(eps, lam, 4, delta=delta)
-    out = pdp_lib.pdp_op(X, y, eps, lam, rng=3, delta=delta)
+    out = pdp_lib.pdp_op(X, y, eps, lam, rng=3, delta=delta, sampler="float")
     expected = pdp_lib.weighted_ridge(X, y, cal.weights, lam) + pdp_lib.sample_l2_laplace(cal.eta, 4, rng=3)
     np.testing.assert_array_equal(out, expected)
 
@@ -154,11 +154,11 @@ def test_mechanism_losses_are_each_mechanisms_own_formula():
 def test_the_estimator_runs_either_noise():
     X, y = _data(50, 3)
     eps = _levels(50, seed=14)
-    est = pdp_lib.PersonalizedRidge(lam=1.0, noise="gaussian", delta=1e-5, random_state=4).fit(X, y, eps)
+    est = pdp_lib.PersonalizedRidge(lam=1.0, noise="gaussian", delta=1e-5, random_state=4, sampler="float").fit(X, y, eps)
     np.testing.assert_array_equal(est.coef_, gaussian_mechanism(X, y, eps, 1.0, 1e-5, rng=4))
     assert np.isnan(est.eta_) and est.sigma_ > 0
-    l2 = pdp_lib.PersonalizedRidge(lam=1.0, delta=1e-5, random_state=4).fit(X, y, eps)
-    np.testing.assert_array_equal(l2.coef_, pdp_lib.pdp_op(X, y, eps, 1.0, rng=4, delta=1e-5))
+    l2 = pdp_lib.PersonalizedRidge(lam=1.0, delta=1e-5, random_state=4, sampler="float").fit(X, y, eps)
+    np.testing.assert_array_equal(l2.coef_, pdp_lib.pdp_op(X, y, eps, 1.0, rng=4, delta=1e-5, sampler="float"))
     assert np.isnan(l2.sigma_)
 
 
@@ -170,7 +170,7 @@ def test_the_estimator_runs_either_noise():
     (lambda: privacy_curve(0.1, [0.5, 1.0], 1.0, 2, 2), r"point = 2 is outside the allowed range \[0, 1\]"),
     (lambda: privacy_curve(0.1, [0.5, 1.0], 1.0, 2, 0, noise="laplace"), r"noise = 'laplace'"),
     (lambda: pdp_lib.PersonalizedRidge(noise="gaussian").fit([[0.5]], [0.1], [1.0]), r"delta is required"),
-    (lambda: pdp_lib.PersonalizedRidge(lam="auto", delta=1e-5).fit([[0.5]], [0.1], [1.0]),
+    (lambda: pdp_lib.PersonalizedRidge(lam="auto", delta=1e-5, sampler="float").fit([[0.5]], [0.1], [1.0]),
      r"delta = 1e-05 is not allowed with lam='auto'"),
     (lambda: pdp_lib.PersonalizedRidge(noise="normal", delta=1e-5).fit([[0.5]], [0.1], [1.0]),
      r"noise = 'normal'"),

@@ -2,6 +2,7 @@
 in-memory mechanism, every refusal named by file, row and column, and the model file."""
 
 import json
+import math
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import pdp_lib
 from pdp_lib import cli
 from pdp_lib.io import streaming
+from pdp_lib.mechanisms.lattice import lattice_calibration, rounds_bound
 
 D = 3
 FEATURES = [f"f{k}" for k in range(D)]
@@ -53,8 +55,12 @@ def test_streamed_fit_is_the_in_memory_mechanism(tmp_path, layout):
     cal = pdp_lib.calibrate(eps, 1.0, D)
     np.testing.assert_allclose(sums.theta_bar(1.0), pdp_lib.weighted_ridge(X, y, cal.weights, 1.0), rtol=1e-10)
     theta, (theorem, _, eta) = streaming.fit_sums(sums, 1.0, rng=5)
-    np.testing.assert_allclose(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5), rtol=1e-10)
-    assert eta == pytest.approx(cal.eta, rel=1e-12) and theorem == "3.1" and sums.rows == len(raw)
+    np.testing.assert_array_equal(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5))      # the same grid point
+    lattice = lattice_calibration(math.fsum(eps), float(eps.min()), rounds_bound(len(raw)), 1.0, D)
+    assert eta == lattice.eta and theorem == "3.1" and sums.rows == len(raw)
+    theta, (_, _, eta) = streaming.fit_sums(sums, 1.0, rng=5, sampler="float")
+    np.testing.assert_allclose(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5, sampler="float"), rtol=1e-10)
+    assert eta == pytest.approx(cal.eta, rel=1e-12)
     assert sums.level_summary() == {"rows": len(raw), "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1,
                                     "max": 1.0, "digest": streaming.level_digest(eps)}
 
@@ -235,9 +241,17 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     assert "Acharya" in privacy["theorem"] and "arXiv:2401.17127" in privacy["theorem"]
     assert privacy["levels"] == {"rows": 2000, "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1, "max": 1.0,
                                  "digest": streaming.level_digest(eps)}
-    assert "replace one" in privacy["neighbouring_relation"] and "exact arithmetic" in privacy["floating_point"]
+    assert "replace one" in privacy["neighbouring_relation"] and privacy["floating_point"].startswith("covered: ")
+    assert privacy["sampler"].startswith("exact lattice l2-Laplace")
     assert "seed" not in json.dumps(model) and set(model) == {"coef", "intercept", "features", "lam", "B", "eta", "privacy",
                                                               "scaling", "library"}
+    status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "2",
+                       "--bounds", str(_bounds_file(tmp_path)), "--seed", "11", "--sampler", "float", "--out", str(out)])
+    model = json.loads(out.read_text())
+    np.testing.assert_allclose(model["coef"], pdp_lib.pdp_op(X, y, eps, 2.0, rng=11, sampler="float"), rtol=1e-10)
+    assert "exact arithmetic" in model["privacy"]["floating_point"] and "--sampler float" in \
+        model["privacy"]["floating_point"] and model["privacy"]["sampler"].startswith("floating-point")
+    assert status == 0 and "fitted on 2000 rows" in capsys.readouterr().out
     status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps",
                        "--lam", "2", "--out", str(out)])      # no bounds: the raw values are outside [0, 1]
     assert status == 2 and "data.csv, line 2, column 'f0'" in capsys.readouterr().err

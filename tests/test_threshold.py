@@ -171,7 +171,8 @@ def test_sharp_option_in_pdp_op_the_estimator_and_the_baselines():
     assert np.array_equal(sharp, pdp_op(X, y, eps, 1.0, B=sharp_norm_bound(1.0, 4), rng=3))
     model = PersonalizedRidge(lam=1.0, B="sharp", random_state=3).fit(X, y, eps)
     assert np.array_equal(model.coef_, sharp)
-    assert model.eta_ == calibrate(eps, 1.0, 4, B="sharp").eta
+    assert PersonalizedRidge(lam=1.0, B="sharp", random_state=3, sampler="float").fit(X, y, eps).eta_ == \
+        calibrate(eps, 1.0, 4, B="sharp").eta
     assert np.array_equal(pdp_lib.non_personalized(X, y, eps, 1.0, B="sharp", rng=3),
                           pdp_op(X, y, np.full(40, 0.1), 1.0, B="sharp", rng=3))
     with pytest.raises(TypeError, match="B must be a real number or 'sharp', got str 'Sharp'"):

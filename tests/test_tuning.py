@@ -249,7 +249,7 @@ def test_a_grid_of_the_wrong_type_is_refused_by_name(grid, match):
         tuning.choose_lambda(X, y, eps, grid)
     if grid is not None:       # lam_grid=None is the default grid
         with pytest.raises(TypeError, match=match.replace("grid", "lam_grid", 1)):
-            PersonalizedRidge(lam="auto", lam_grid=grid).fit(X, y, eps)
+            PersonalizedRidge(lam="auto", lam_grid=grid, sampler="float").fit(X, y, eps)
 
 
 def test_the_sampler_draws_from_the_closed_form():
@@ -277,19 +277,19 @@ def test_auto_lambda_in_a_pipeline():
 
     X, y, eps = _problem(10, n=400)
     model = Pipeline([("id", FunctionTransformer()),
-                      ("ridge", PersonalizedRidge(lam="auto", lam_grid=GRID, random_state=3))])
+                      ("ridge", PersonalizedRidge(lam="auto", lam_grid=GRID, random_state=3, sampler="float"))])
     model.fit(X, y, ridge__epsilons=eps)
     ridge = model.named_steps["ridge"]
     assert ridge.lam_ in GRID and ridge.coef_.shape == (4,)
     np.testing.assert_array_equal(ridge.tuning_.spent, eps)     # alpha = 1: the whole budget, once
     assert model.predict(X).shape == (400,)
-    again = PersonalizedRidge(lam="auto", lam_grid=GRID, random_state=3).fit(X, y, eps)
+    again = PersonalizedRidge(lam="auto", lam_grid=GRID, random_state=3, sampler="float").fit(X, y, eps)
     np.testing.assert_array_equal(again.coef_, ridge.coef_)
 
 
 def test_auto_lambda_with_a_refit_spends_the_rest_on_the_release():
     X, y, eps = _problem(13, n=300)
-    est = PersonalizedRidge(lam="auto", lam_grid=GRID, tuning_share=0.4, validation_fraction=0.5,
+    est = PersonalizedRidge(lam="auto", lam_grid=GRID, tuning_share=0.4, validation_fraction=0.5, sampler="float",
                             random_state=5).fit(X, y, eps)
     np.testing.assert_allclose(est.tuning_.spent, 0.4 * eps)
     cal = pdp_lib.calibrate(0.6 * eps, est.lam_, 4)

@@ -65,13 +65,14 @@ def submit_sums(dataframe, bounds: Bounds, label: str, epsilon: str, client, *, 
 
 
 def combine_sums(results) -> Sums:
-    """Add the partitions' sums in partition order; refuses an empty or incomplete set."""
+    """Add the partitions' sums along a pairwise tree, in partition order; refuses an empty or incomplete set."""
     results = list(results)
     if not results or any(not isinstance(r, Sums) for r in results):
         raise RuntimeError("a partition's sums are missing: refusing a partial sum")
-    total = Sums.zeros(results[0].moment.size)
-    for part in results:
-        total = total.merge(part)
+    parts = list(results)
+    while len(parts) > 1:              # a pairwise tree: each level adds one rounding to every term
+        parts = [a.merge(b) for a, b in zip(parts[0::2], parts[1::2])] + parts[len(parts) - len(parts) % 2:]
+    total = parts[0]
     if total.rows == 0:
         raise ValueError("the dataframe has no rows")
     return total
@@ -106,12 +107,13 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
 
 
 def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None, clip: bool = False, rng=None,
-             client=None):
+             client=None, sampler: str = "exact"):
     """PDP-OP on a ``dask.dataframe``: ``(theta_hat, sums, (theorem, B, eta))``.
 
     The sums run on the cluster (:func:`dask_sums`); ``theta_bar`` and the noise are computed on
-    the client (:func:`pdp_lib.io.streaming.fit_sums`), so the noise never leaves this process.
+    the client (:func:`pdp_lib.io.streaming.fit_sums`, with its ``sampler``), so the noise never leaves this
+    process.
     """
     sums = dask_sums(dataframe, bounds, label, epsilon, clip=clip, client=client)
-    theta, info = fit_sums(sums, lam, B=B, rng=rng)
+    theta, info = fit_sums(sums, lam, B=B, rng=rng, sampler=sampler)
     return np.asarray(theta), sums, info

@@ -30,7 +30,7 @@ from __future__ import annotations
 import glob as _glob
 import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..bounds import noise_scale
+from ..mechanisms.lattice import merged_rounds, weighted_sums
 from ..mechanisms.output_perturbation import _sample_l2_laplace, calibrate
 from ..validation import MAX_LEVEL, check_count, check_positive, check_rng
 
@@ -366,6 +367,13 @@ class Sums:
         The smallest and the largest level.
     digest : tuple of two int
         The order-free digest of the levels (:func:`level_digest`), two lanes modulo ``2**64``.
+    rounds : int
+        A bound on the roundings any term meets in ``gram`` and ``moment``, a function of the chunks' and
+        partitions' sizes only, at most :func:`pdp_lib.mechanisms.lattice.rounds_bound` of the rows
+        (the exact release checks it).
+    stack : list
+        The partial sums of the chunks added so far, ``(chunks, rounds, gram, moment)``, combined like a binary
+        counter.
     """
 
     gram: np.ndarray
@@ -376,6 +384,8 @@ class Sums:
     level_max: float = float("-inf")
     digest: tuple = (0, 0)
     exact_total: int = 0
+    rounds: int = 0
+    stack: list = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def zeros(cls, d: int) -> "Sums":
@@ -383,10 +393,22 @@ class Sums:
         return cls(gram=np.zeros((d, d)), moment=np.zeros(d))
 
     def add(self, X: np.ndarray, y: np.ndarray, eps: np.ndarray) -> None:
-        """Add rows already in the domain."""
-        Xw = X * eps[:, None]
-        self.gram += Xw.T @ X
-        self.moment += Xw.T @ y
+        """Add rows already in the domain.
+
+        A chunk's sums are blocks and a pairwise tree (:func:`pdp_lib.mechanisms.lattice.weighted_sums`); the
+        chunks' sums are combined like a binary counter (two partial sums of as many chunks are added), so
+        ``rounds`` grows like the logarithm of the number of chunks, whatever their size.
+        """
+        gram, moment, rounds = weighted_sums(X, y, eps)
+        stack = self.stack
+        stack.append((1, rounds, gram, moment))
+        while len(stack) > 1 and stack[-1][0] == stack[-2][0]:
+            (c, r, g, m), (c2, r2, g2, m2) = stack.pop(), stack.pop()
+            stack.append((c + c2, merged_rounds(r, r2), g2 + g, m2 + m))
+        _, self.rounds, g, m = stack[-1]
+        for _, r, g2, m2 in reversed(stack[:-1]):
+            self.rounds, g, m = merged_rounds(self.rounds, r), g2 + g, m2 + m
+        self.gram, self.moment = np.array(g), np.array(m)
         self.exact_total += exact_units(eps)
         self.rows += X.shape[0]
         if eps.size:
@@ -397,7 +419,9 @@ class Sums:
     def merge(self, other: "Sums") -> "Sums":
         """The sums of two disjoint sets of rows."""
         exact = self.exact_total + other.exact_total
-        return Sums(gram=self.gram + other.gram, moment=self.moment + other.moment,
+        rounds = merged_rounds(self.rounds, other.rounds)
+        gram, moment = self.gram + other.gram, self.moment + other.moment
+        return Sums(gram=gram, moment=moment, rounds=rounds, stack=[(1 << 62, rounds, gram, moment)],
                     rows=self.rows + other.rows, clipped=self.clipped + other.clipped,
                     level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
                     digest=_add_digests(self.digest, other.digest), exact_total=exact)
@@ -616,15 +640,20 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     return sums
 
 
-def fit_sums(sums: Sums, lam, B=None, rng=None):
-    """PDP-OP from the sums: ``(theta_hat, calibration)``; the noise is drawn once, here.
+def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact"):
+    """PDP-OP from the sums: ``(theta_hat, (theorem, B, eta))``; the noise is drawn once, here.
 
-    With the same ``rng``, ``theta_hat`` equals :func:`pdp_lib.pdp_op` on the same rows up to the
-    rounding of the sums' order (the noise is the same draw).  The calibration needs the levels' sum
-    only (Theorems 3.1 and 3.2: ``eta = sum(eps) / c_lambda``).
+    ``sampler="exact"`` (the default): the lattice release (:mod:`pdp_lib.mechanisms.lattice`), with
+    ``eta`` the lattice's ``eta'``; with the same seed, ``theta_hat`` equals :func:`pdp_lib.pdp_op` on the
+    same rows unless the sums' rounding moves the solution across a half step of the grid.
+    ``sampler="float"``: the double-precision sampler, exact over the reals only; with the same ``rng``,
+    ``theta_hat`` equals ``pdp_op(..., sampler="float")`` up to the rounding of the sums' order.  The
+    calibration needs the levels' sum only (Theorems 3.1 and 3.2: ``eta = sum(eps) / c_lambda``).
     """
+    from ..mechanisms.lattice import check_sampler, release_from_sums
+
     lam = check_positive(lam, "lam")
-    gen = check_rng(rng)
+    sampler = check_sampler(sampler)
     d = sums.moment.size
     if not (0 < sums.total < float("inf")):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
@@ -633,7 +662,14 @@ def fit_sums(sums: Sums, lam, B=None, rng=None):
     if not (eta > 0 and np.isfinite(eta) and np.isfinite(1.0 / eta)):
         raise ValueError(f"the noise cannot be drawn: eta = sum(eps) / c_lambda = {eta!r}, and its scale 1/eta "
                          f"overflows; the levels sum to {sums.total!r}, far too little for any use")
-    theta = sums.theta_bar(lam) + _sample_l2_laplace(eta, d, 1, gen)[0]
+    if sampler == "exact":
+        if rng is not None:
+            check_rng(rng)
+        theta, lattice, _ = release_from_sums(sums.gram, sums.moment, sums.total, sums.level_min, sums.rows,
+                                              sums.rounds, lam, B, rng)
+        eta = lattice.eta
+    else:
+        theta = sums.theta_bar(lam) + _sample_l2_laplace(eta, d, 1, check_rng(rng))[0]
     if not np.all(np.isfinite(theta)):   # the noise overflowed: an event of the noise alone (||theta_bar|| <= B)
         raise ValueError(f"the noise overflowed (eta = {eta!r}): the levels sum to {sums.total!r}, far too little "
                          f"for any use; nothing was written")
@@ -651,7 +687,27 @@ _THEOREMS = {
 }
 
 
-def privacy_statement(sums: Sums, bounds: Bounds, theorem: str) -> dict:
+SAMPLER_TEXT = {
+    "exact": "exact lattice l2-Laplace: theta_bar solved exactly in rational arithmetic from the floating-point "
+             "sums, rounded to the grid of step 2**-g, plus noise with P(k) proportional to exp(-eta' 2**-g ||k||) "
+             "on the integer lattice, drawn from uniform bits with integer arithmetic only (rejection from discrete "
+             "Laplaces; Canonne, Kamath & Steinke, NeurIPS 2020, for the coins)",
+    "float": "floating-point l2-Laplace: a Gamma(d, 1/eta) radius times a uniform direction",
+}
+"""What the model file says of each sampler."""
+
+FLOATING_POINT_TEXT = {
+    "exact": "covered: the proof bounds every rounding of the sums for any summation order, solves the system "
+             "exactly, and adds the grid's rounding to the sensitivity; the noise is exact on the grid, and the "
+             "double written is a function of the grid point (the book's chapter 'What the guarantee does not "
+             "cover', section 'A release that keeps its promise in floating point')",
+    "float": "the guarantee is proved for exact arithmetic; the noise here is drawn and added in floating point, "
+             "which can leak beyond epsilon_i (Mironov, CCS 2012; the book's chapter 'What the guarantee does not "
+             "cover' shows it for this sampler); chosen explicitly with --sampler float",
+}
+
+
+def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "exact") -> dict:
     """The model file's privacy statement: the guarantee, its relation, what is public, its proof, its limits.
 
     Every field is public or a function of public values: the levels' summary (the levels are public),
@@ -668,16 +724,15 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str) -> dict:
                   "summary below is released as it is), the bounds below (fixed before the data were seen), "
                   "lambda and the calibration's B and eta",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
-        "floating_point": "the guarantee is proved for exact arithmetic; the noise here is drawn and added in "
-                          "floating point, which can leak beyond epsilon_i (Mironov, CCS 2012; the book's chapter "
-                          "'What the guarantee does not cover' shows it for this sampler)",
-        "sampler": "floating-point l2-Laplace: a Gamma(d, 1/eta) radius times a uniform direction",
+        "floating_point": FLOATING_POINT_TEXT[sampler],
+        "sampler": SAMPLER_TEXT[sampler],
         "levels": sums.level_summary(),
         "bounds": bounds.as_dict(),
     }
 
 
-def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float, eta: float) -> dict:
+def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float, eta: float,
+                 sampler: str = "exact") -> dict:
     """The model file's content: the estimate, the calibration and the privacy statement.
 
     No row, no seed, and nothing else computed from the private features and labels (not even the
@@ -690,7 +745,7 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
         "intercept": intercept,
         "features": list(bounds.features),
         "lam": float(lam), "B": float(B), "eta": float(eta),
-        "privacy": privacy_statement(sums, bounds, theorem),
+        "privacy": privacy_statement(sums, bounds, theorem, sampler),
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
                    "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "
                    "(python -m pdp_lib predict)",

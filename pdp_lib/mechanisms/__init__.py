@@ -6,6 +6,10 @@
 ``threshold``            uniform DP at the best public threshold, and the (non-private) oracle threshold
 ``gaussian``             the personalized Gaussian mechanism, point i getting (eps_i, delta)-DP
 ``private_selection``    private selection from private candidates with personalized budgets
+``exact_sampling``       exact draws from uniform bits: Bernoulli(exp(-x)), the discrete Laplace, exp(-t||k||)
+                         on the integer lattice
+``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
+                         of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 
 The names most readers need are importable from :mod:`pdp_lib` itself (``pdp_lib.pdp_op``,
 ``pdp_lib.calibrate``, ...).

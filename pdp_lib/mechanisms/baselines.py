@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-def non_personalized(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
+def non_personalized(X, y, epsilons, lam, B=None, rng=None, *, sampler="exact") -> np.ndarray:
     r"""Non-personalized output perturbation at level :math:`\varepsilon^* = \min_i \varepsilon_i` (Section 4.1).
 
     Algorithm 1 with the profile :math:`(\varepsilon^*, \dots, \varepsilon^*)`: uniform
@@ -80,13 +80,16 @@ def non_personalized(X, y, epsilons, lam, B=None, rng=None) -> np.ndarray:
         Public bound of Assumption 3.1.
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
+    sampler : {"exact", "float"}, default "exact"
+        As in :func:`pdp_lib.pdp_op`: ``"exact"``, the lattice release; ``"float"``, the paper's
+        double-precision sampler, exact over the reals only.
 
     Returns
     -------
     numpy.ndarray of shape (d,)
     """
     X, y, eps, _ = check_problem(X, y, epsilons)
-    return pdp_op(X, y, np.full(X.shape[0], eps.min()), lam, B=B, rng=rng)
+    return pdp_op(X, y, np.full(X.shape[0], eps.min()), lam, B=B, rng=rng, sampler=sampler)
 
 
 def jorgensen_threshold(epsilons, kind="max") -> float:
@@ -164,7 +167,7 @@ def jorgensen_eta(lam: float, d: int, k, t: float, B=None):
     return np.where(k > 0, k * t / noise_scale(lam, d, B), np.inf)
 
 
-def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mask=False):
+def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mask=False, *, sampler="exact"):
     r"""Jorgensen et al.'s sample-then-perturb mechanism with output perturbation (Section 4.2).
 
     Draws the sample with :func:`jorgensen_mask` (threshold ``t``), then runs
@@ -191,6 +194,9 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
         Source of both the sampling and the noise.
     return_mask : bool, default False
         Also return the boolean mask of kept points.
+    sampler : {"exact", "float"}, default "exact"
+        As in :func:`pdp_lib.pdp_op`: ``"exact"``, the lattice release; ``"float"``, the paper's
+        double-precision sampler, exact over the reals only.
 
     Returns
     -------
@@ -209,7 +215,7 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     if k == 0:
         theta_hat = np.zeros(d)
     else:
-        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=gen)
+        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=gen, sampler=sampler)
     return (theta_hat, mask) if return_mask else theta_hat
 
 

@@ -283,7 +283,7 @@ def _sample_l2_laplace(eta: float, d: int, size: int, gen: np.random.Generator) 
     return g * (radius / norms)[:, None]
 
 
-def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None) -> np.ndarray:
+def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact") -> np.ndarray:
     r"""PDP-OP (Algorithm 1) with the calibration of Theorem 3.1 (or 3.2 when ``B`` is given).
 
     Computes ``theta_bar`` of eq. (2) with ``w_i = epsilon_i / sum_j epsilon_j``
@@ -304,10 +304,19 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None) -> np.ndarray:
         The norm bound, as in :func:`calibrate` (where its choices and their conditions
         are documented once).
     rng : None, int or numpy.random.Generator
-        Source of the privacy noise.
+        Source of the privacy noise.  With ``sampler="exact"``: the raw bits of a seeded Generator (the same
+        release on every machine), or with ``None`` the operating system's cryptographic source.
     delta : None or float, optional
         ``None``: point ``i`` gets ``epsilon_i``-DP.  A number in ``(0, 1)``: ``(epsilon_i, delta)``-DP
-        with the least noise (:func:`calibrate` with ``delta``, its optimal weights).
+        with the least noise (:func:`calibrate` with ``delta``, its optimal weights); ``sampler="float"``
+        only.
+    sampler : {"exact", "float"}, default "exact"
+        ``"exact"``: the lattice release (:mod:`pdp_lib.mechanisms.lattice`): ``theta_bar`` solved exactly
+        from the floating-point sums, rounded to a grid of step ``2**-g``, plus noise drawn exactly on the
+        grid; the guarantee holds for the computed release, at a noise parameter within about ``2**-20`` of
+        the real one.  ``d`` up to :data:`pdp_lib.mechanisms.exact_sampling.MAX_EXACT_DIMENSION`.
+        ``"float"``: the double-precision sampler of the paper's Remark 3.1, whose guarantee holds over the
+        reals only (Notes); for experiments and for reproducing the paper.
 
     Returns
     -------
@@ -316,29 +325,54 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None) -> np.ndarray:
 
     Notes
     -----
-    The privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the
-    real numbers.  The noise is drawn in double precision; floating-point samplers
+    With ``sampler="float"`` the privacy guarantee (Theorems 3.1 and 3.2) holds for the mechanism over the
+    real numbers only.  The noise is drawn in double precision; floating-point samplers
     can leak through the least significant bits of their output (Mironov, CCS
-    2012), and no defence such as the snapping mechanism is implemented.  Do not
-    release outputs to an adversary who can exploit the exact bit pattern without
-    rounding them to a coarse grid (book chapter *What the guarantee does not cover*).
+    2012).  The default ``sampler="exact"`` is the defence: its proof covers every rounding
+    (book chapter *What the guarantee does not cover*).
     """
-    return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta)[0]
+    return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta, sampler=sampler)[0]
 
 
-def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None):
+def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None, sampler="float"):
     """Validate, calibrate and run Algorithm 1: ``(theta_hat, calibration)``.
 
     One output of shape ``(d,)``, or with ``size`` (a validated count) ``size`` independent
     outputs of shape ``(size, d)``: one ``theta_bar`` and ``size`` noise draws.  The one
     implementation behind :func:`pdp_op`, :meth:`pdp_lib.PersonalizedRidge.fit` and
-    :func:`pdp_lib.audit.sample_mechanism`.
+    :func:`pdp_lib.audit.sample_mechanism`.  ``sampler="exact"``: the lattice release (one output; its
+    calibration's ``eta`` is the lattice's ``eta'``).
     """
+    from .lattice import check_sampler
+
+    sampler = check_sampler(sampler)
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]
+    if sampler == "exact":
+        return _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta)
     gen = check_rng(rng, rng_name)
     cal = calibrate(eps, lam, d, B, delta=delta)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
     if size is None:
         return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal
     return theta_bar + _sample_l2_laplace(cal.eta, d, size, gen), cal
+
+
+def _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta):
+    """The lattice release for validated inputs: ``(theta_hat, Calibration with eta')``."""
+    import math
+
+    from .lattice import release_from_sums, weighted_sums
+
+    if delta is not None:
+        raise ValueError(f"delta = {delta!r} is not allowed with sampler='exact': the lattice release is proved "
+                         f"for pure DP; use delta=None, or sampler='float' and accept its caveat")
+    if size is not None:
+        raise ValueError("size is not allowed with sampler='exact': one release per call")
+    if rng is not None:
+        check_rng(rng, rng_name)                      # a bad seed is refused with the argument's name
+    cal = calibrate(eps, lam, X.shape[1], B)
+    gram, moment, rounds = weighted_sums(X, y, eps)
+    theta, lat, _ = release_from_sums(gram, moment, math.fsum(eps), float(eps.min()), X.shape[0], rounds, lam, B,
+                                      rng)
+    return theta, Calibration(weights=cal.weights, eta=lat.eta, B=cal.B, theorem=cal.theorem)

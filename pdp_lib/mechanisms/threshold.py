@@ -137,7 +137,7 @@ def threshold_calibration(epsilons, lam, d, threshold=None, B=None):
     return keep, calibrate(np.full(k, float(tau)), lam, d, B)
 
 
-def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.ndarray:
+def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None, *, sampler="exact") -> np.ndarray:
     r"""Uniform :math:`\tau`-DP output perturbation on the points with :math:`\varepsilon_i \ge \tau`.
 
     Parameters
@@ -159,6 +159,9 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.nd
         The norm bound, as in :func:`pdp_lib.calibrate`.
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
+    sampler : {"exact", "float"}, default "exact"
+        As in :func:`pdp_lib.pdp_op`: ``"exact"``, the lattice release; ``"float"``, the paper's
+        double-precision sampler, exact over the reals only.
 
     Returns
     -------
@@ -174,7 +177,7 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None) -> np.nd
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     tau = best_public_threshold(eps) if threshold is None else threshold
     keep = kept_mask(eps, tau)
-    return _run_pdp_op(X[keep], y[keep], np.full(int(keep.sum()), float(tau)), lam, B, rng)[0]
+    return _run_pdp_op(X[keep], y[keep], np.full(int(keep.sum()), float(tau)), lam, B, rng, sampler=sampler)[0]
 
 
 def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):

@@ -1,0 +1,339 @@
+r"""PDP-OP on a lattice: a release whose guarantee survives floating point.
+
+The release is :math:`\gamma\,(m + K)` with
+
+* :math:`\gamma = 2^{-g}` a lattice step chosen from public quantities (:func:`lattice_calibration`);
+* :math:`m = \mathrm{round}(\tilde\theta/\gamma)`, where :math:`\tilde\theta` solves *exactly*, in rational
+  arithmetic, the ridge system built from the floating-point sums
+  :math:`\tilde G = \mathrm{fl}(\sum_i \varepsilon_i x_i x_i^\top)`, :math:`\tilde b =
+  \mathrm{fl}(\sum_i \varepsilon_i y_i x_i)` and a correctly rounded :math:`\tilde S` of
+  :math:`\sum_i \varepsilon_i` (:func:`lattice_centre`);
+* :math:`K \sim P(k) \propto \exp(-t\|k\|_2)` on :math:`\mathbb{Z}^d`, drawn exactly
+  (:func:`pdp_lib.mechanisms.exact_sampling.sample_lattice_l2`), with the rational rate
+  :math:`t = \eta'\gamma`.
+
+Point ``i`` gets ``epsilon_i``-DP when :math:`\eta' (\Delta_i + 2 e + \gamma\sqrt d) \le \varepsilon_i`, with
+:math:`\Delta_i = w_i c_\lambda` the sensitivity of Theorem A.4 and ``e`` a bound, valid for every summation
+order, on the distance between the exact weighted ridge solution and :math:`\tilde\theta`
+(:func:`accumulation_error`).  The proof is in the book's chapter *What the guarantee does not cover*
+(``book/limits.ipynb``), section *A release that keeps its promise in floating point*.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..bounds import noise_scale, resolve_bound
+from ..validation import check_dimension, check_positive
+from .exact_sampling import MAX_EXACT_DIMENSION, RandomBits, sample_lattice_l2
+
+__all__ = ["LatticeCalibration", "check_sampler", "weighted_sums", "merged_rounds", "rounds_bound", "unit_roundoff_gamma",
+           "accumulation_error", "lattice_calibration", "lattice_centre", "release_from_sums", "SAMPLERS",
+           "BLOCK_ROWS"]
+
+SAMPLERS = ("exact", "float")
+"""``"exact"``: the lattice release of this module.  ``"float"``: the floating-point ℓ2-Laplace sampler of
+:func:`pdp_lib.mechanisms.output_perturbation.sample_l2_laplace`, exact only over the reals."""
+
+
+
+def check_sampler(sampler) -> str:
+    """Validate the choice of sampler: ``"exact"`` (the lattice release) or ``"float"``."""
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler = {sampler!r} is not allowed; use 'exact' (the lattice release, safe in "
+                         f"floating point) or 'float' (exact only over the reals)")
+    return sampler
+
+
+BLOCK_ROWS = 1024
+"""Rows per block of :func:`weighted_sums`: a product of blocks in any order, then a pairwise tree."""
+
+
+def weighted_sums(X: np.ndarray, y: np.ndarray, eps: np.ndarray) -> tuple:
+    r"""``(G, b, rounds)``: :math:`\sum_i \varepsilon_i x_i x_i^\top`, :math:`\sum_i \varepsilon_i y_i x_i` in floating point.
+
+    The rows are cut into blocks of :data:`BLOCK_ROWS`; each block's sums are matrix products (each entry a
+    dot product of at most ``BLOCK_ROWS`` terms, in whatever order the BLAS uses), and the blocks' sums are
+    added along a pairwise tree.  ``rounds`` bounds the number of roundings any term meets on its way to
+    the total: two products, ``BLOCK_ROWS - 1`` additions in its block, one per level of the tree.  It
+    depends on the number of rows only, so it is public.  With :func:`accumulation_error`, it bounds the
+    sums' error; for ``n = 10**7`` rows it is 1039, where a sum in one sequence could meet ``n + 1``.
+    """
+    n, d = X.shape
+    if n == 0:
+        return np.zeros((d, d)), np.zeros(d), 0
+    width = min(n, BLOCK_ROWS)
+    blocks = -(-n // width)
+    pad = blocks * width - n                        # rows of zeros: adding an exact zero rounds nothing
+    Xw = np.concatenate([X * eps[:, None], np.zeros((pad, d))]).reshape(blocks, width, d)
+    Xb = np.concatenate([X, np.zeros((pad, d))]).reshape(blocks, width, d)
+    yb = np.concatenate([y, np.zeros(pad)]).reshape(blocks, width, 1)
+    G = np.matmul(Xw.transpose(0, 2, 1), Xb)
+    m = np.matmul(Xw.transpose(0, 2, 1), yb)[..., 0]
+    levels = 0
+    while G.shape[0] > 1:
+        if G.shape[0] % 2:
+            G, m = np.concatenate([G, np.zeros((1, d, d))]), np.concatenate([m, np.zeros((1, d))])
+        G, m = G[0::2] + G[1::2], m[0::2] + m[1::2]
+        levels += 1
+    return G[0], m[0], width + 1 + levels
+
+
+def rounds_bound(n: int) -> int:
+    """The roundings a term may meet in the sums of ``n`` rows, for every layout the library reads.
+
+    One block and its tree (:func:`weighted_sums`), at most ``BLOCK_ROWS + 1 + ceil(log2 n)``; the chunks'
+    binary counter and its final fold (:meth:`pdp_lib.io.streaming.Sums.add`), two more ``ceil(log2 n)``;
+    the partitions' pairwise tree (:func:`pdp_lib.io.dask_fit.combine_sums`), one more.  A function of ``n``
+    alone, so the noise does not depend on how the rows are stored.
+    """
+    return BLOCK_ROWS + 1 + 4 * max(1, int(n)).bit_length()
+
+
+def merged_rounds(a: int, b: int) -> int:
+    """The ``rounds`` of the sum of two partial sums with ``a`` and ``b`` rounds (one addition more)."""
+    return max(a, b) + 1 if a and b else max(a, b)
+
+
+_U = Fraction(1, 1 << 53)             # unit roundoff of IEEE 754 binary64, round to nearest
+_STEP_SLACK = Fraction(1, 1 << 20)    # gamma sqrt(d) <= 2**-20 of the smallest sensitivity (and of 1/eta)
+_SQRT_BITS = 64
+
+
+def unit_roundoff_gamma(k: int) -> Fraction:
+    r""":math:`\gamma_k = k u / (1 - k u)` (Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1)."""
+    return k * _U / (1 - k * _U)
+
+
+def _sqrt_up(v: Fraction) -> Fraction:
+    """A rational upper bound on ``sqrt(v)``, within ``2**-64`` of it (relative to the scale of ``v``)."""
+    v = Fraction(v)
+    scale = 1 << _SQRT_BITS
+    root = math.isqrt(v.numerator * scale * scale // v.denominator) + 1
+    return Fraction(root, scale)
+
+
+def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) -> Fraction:
+    r"""An upper bound ``e`` on :math:`\|\tilde\theta - \bar\theta\|_2`, valid for any summation order.
+
+    With :math:`A = \sum_i w_i x_i x_i^\top`, :math:`b = \sum_i w_i y_i x_i` and their computed versions
+    :math:`\tilde A = \tilde G/\tilde S`, :math:`\tilde b = \tilde b_\mathrm{sum}/\tilde S` (the division
+    exact): each term meets at most ``rounds`` roundings on its way into the sums (:func:`weighted_sums`,
+    :func:`merged_rounds`), and the division by a correctly rounded :math:`\tilde S` one more, so
+    :math:`|\tilde A_{jk} - A_{jk}| \le \gamma_{r+1} A_{jk} + \mu` with ``r = rounds`` and
+    :math:`\mu = 2^{-1072}/\varepsilon_\min` covering gradual underflow (Higham, eq. (3.4) and
+    Lemma 3.3; any order within a block, fused multiply-add or not).  Hence :math:`\|\tilde A - A\|_2 \le
+    \alpha = (\gamma_{r+1} + \mu) d` and :math:`\|\tilde b - b\|_2 \le \beta = (\gamma_{r+1} + \mu)\sqrt d`, and with
+    :math:`\|\bar\theta\|_2 \le \|b\|_2/\lambda \le \sqrt d/\lambda`,
+
+    .. math::
+
+        \|\tilde\theta - \bar\theta\|_2 \le \frac{\beta + \alpha \sqrt d/\lambda}{\lambda - \alpha}.
+
+    Parameters
+    ----------
+    rounds : int
+        The roundings a term meets in the sums, at least 1.
+    d : int
+        The number of features.
+    lam, eps_min : fractions.Fraction
+        The ridge parameter and the smallest level (exact).
+
+    Returns
+    -------
+    fractions.Fraction
+    """
+    rel = unit_roundoff_gamma(rounds + 1) + Fraction(1, 1 << 1072) / eps_min
+    alpha = rel * d
+    sqrt_d = _sqrt_up(Fraction(d))
+    beta = rel * sqrt_d
+    if not alpha < lam / 2:
+        raise ValueError(f"lam = {float(lam)!r} is outside the allowed range of the exact release: the sums' "
+                         f"rounding bound {float(alpha):.3g} must stay below lam / 2")
+    return (beta + alpha * sqrt_d / lam) / (lam - alpha)
+
+
+@dataclass(frozen=True)
+class LatticeCalibration:
+    """The public parameters of one lattice release.
+
+    Attributes
+    ----------
+    step_exponent : int
+        ``g``: the lattice step is ``gamma = 2**-g``.
+    eta : float
+        ``eta'``, the noise parameter actually used, at most the bound of the guarantee.
+    rate : fractions.Fraction
+        ``t = eta' * gamma``, the noise rate per lattice step.
+    eta_real : float
+        ``eta`` of Theorem 3.1/3.2 over the reals, for comparison: ``eta' / eta_real`` is the cost.
+    sensitivity_min : float
+        ``Delta_min = eps_min c_lambda / S``.
+    error_bound : fractions.Fraction
+        ``e`` of :func:`accumulation_error`.
+    """
+
+    step_exponent: int
+    eta: float
+    rate: Fraction
+    eta_real: float
+    sensitivity_min: float
+    error_bound: Fraction
+
+    @property
+    def step(self) -> float:
+        """``gamma = 2**-g`` as a float (exact)."""
+        return math.ldexp(1.0, -self.step_exponent)
+
+
+def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, B=None) -> LatticeCalibration:
+    r"""Choose ``gamma`` and ``eta'`` so that every point gets its ``epsilon_i`` on the lattice.
+
+    Point ``i``'s lattice centres move by at most :math:`\Delta_i + 2e + \gamma\sqrt d` when its row is
+    replaced, and :math:`\Delta_i / \varepsilon_i = c_\lambda/S` is the same for every point, so the
+    binding point is the smallest level:
+
+    .. math::
+
+        \eta' \le \Big(\frac{c_\lambda}{S} + \frac{2e + \gamma\sqrt d}{\varepsilon_\min}\Big)^{-1}.
+
+    Every quantity enters as an exact rational bound in the safe direction: :math:`c_\lambda` from above
+    (a float ``B(lambda)`` raised by ``2**-50``), ``S`` from below (a correctly rounded ``total`` lowered by
+    ``2**-52``); ``eta'`` is the largest double below the bound.  ``gamma = 2**-g`` is a power of two with
+    :math:`\gamma\sqrt d \le 2^{-20}\Delta_\min/\max(1, \varepsilon_\min)`: the grid's share of the
+    sensitivity is at most ``2**-20``, and its rounding at most ``2**-20 / d`` of the noise's mean norm
+    ``d/eta`` (as :math:`\eta\Delta_\min = \varepsilon_\min`).
+
+    Parameters
+    ----------
+    total : float
+        ``sum_i epsilon_i``, correctly rounded.
+    eps_min : float
+        The smallest level.
+    rounds : int
+        The roundings a term meets in the sums (:func:`weighted_sums`).
+    lam : float
+        ``lambda > 0``.
+    d : int
+        The dimension.
+    B : None, "sharp" or float
+        As in :func:`pdp_lib.calibrate`.
+
+    Returns
+    -------
+    LatticeCalibration
+    """
+    lam = check_positive(lam, "lam")
+    d = check_dimension(d)
+    B_used = resolve_bound(lam, d, B)
+    B_up = Fraction(B_used) if isinstance(B, (int, float)) and not isinstance(B, bool) else \
+        Fraction(B_used) * (1 + Fraction(1, 1 << 50))
+    lam_q, eps_min_q = Fraction(lam), Fraction(eps_min)
+    sqrt_d = _sqrt_up(Fraction(d))
+    c_up = 2 * sqrt_d * (1 + sqrt_d * B_up) / lam_q
+    S_lo = Fraction(total) * (1 - Fraction(1, 1 << 52))
+    delta_min = float(eps_min_q * c_up / S_lo)
+    g = math.ceil(math.log2(math.sqrt(d) * max(1.0, float(eps_min)) / (delta_min * float(_STEP_SLACK)))) + 1
+    gamma = Fraction(1, 1 << g) if g >= 0 else Fraction(1 << -g)
+    e = accumulation_error(rounds, d, lam_q, eps_min_q)
+    bound = 1 / (c_up / S_lo + (2 * e + gamma * sqrt_d) / eps_min_q)
+    eta = float(bound)
+    if Fraction(eta) > bound:
+        eta = math.nextafter(eta, 0.0)
+    if not eta > 0:
+        raise ValueError(f"eta = {eta!r} is outside the allowed range (0, inf): the levels sum to {total!r}")
+    eta_real = float(total) / noise_scale(lam, d, B_used)
+    return LatticeCalibration(step_exponent=g, eta=eta, rate=Fraction(eta) * gamma, eta_real=eta_real,
+                              sensitivity_min=delta_min, error_bound=e)
+
+
+def _solve_exact(A: list, b: list) -> list:
+    """Solve ``A x = b`` exactly for a positive definite integer ``A``: Bareiss's fraction-free elimination.
+
+    Every intermediate of Bareiss's elimination is an integer (a minor of ``[A | b]``); the back substitution
+    is over the rationals.
+    """
+    d = len(b)
+    M = [list(row) + [b[j]] for j, row in enumerate(A)]
+    prev = 1
+    for k in range(d - 1):
+        Mk, pivot = M[k], M[k][k]
+        for i in range(k + 1, d):
+            Mi, f = M[i], M[i][k]
+            for j in range(k + 1, d + 1):
+                Mi[j] = (Mi[j] * pivot - f * Mk[j]) // prev
+            Mi[k] = 0
+        prev = pivot
+    x = [Fraction(0)] * d
+    for j in range(d - 1, -1, -1):
+        s = M[j][d] - sum(M[j][c] * x[c] for c in range(j + 1, d))
+        x[j] = Fraction(s) / M[j][j]
+    return x
+
+
+def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step_exponent: int) -> tuple:
+    r"""The lattice centre ``m``: ``round(theta~ / gamma)``, with ``theta~`` solved exactly from the sums.
+
+    ``theta~`` solves :math:`(\tilde G/\tilde S + \lambda I)\,\theta = \tilde b/\tilde S` over the rationals
+    (the upper triangle of ``gram`` mirrored, so the system is symmetric); each coordinate is rounded to
+    the nearest multiple of ``gamma = 2**-step_exponent``, ties to even, exactly.  Multiplied by ``S~`` and by
+    a common power of two, the system has integer entries, solved by :func:`_solve_exact`.
+
+    Parameters
+    ----------
+    gram : numpy.ndarray of shape (d, d)
+        ``fl(sum_i eps_i x_i x_i^T)`` (:func:`weighted_sums`).
+    moment : numpy.ndarray of shape (d,)
+        ``fl(sum_i eps_i y_i x_i)``.
+    total : float
+        ``sum_i eps_i``, correctly rounded.
+    lam : float
+        ``lambda``.
+    step_exponent : int
+        ``g``.
+
+    Returns
+    -------
+    tuple of int
+    """
+    d = moment.size
+    ridge = Fraction(float(total)) * Fraction(float(lam))         # the system times S: (G~ + S lam I) theta = b~
+    entries = [Fraction(float(gram[min(j, k), max(j, k)])) for j in range(d) for k in range(d)]
+    rhs = [Fraction(float(v)) for v in moment]
+    scale = max(v.denominator for v in entries + rhs + [ridge])    # powers of two: a common denominator
+    A = [[int(entries[j * d + k] * scale) + (int(ridge * scale) if j == k else 0) for k in range(d)]
+         for j in range(d)]
+    theta = _solve_exact(A, [int(v * scale) for v in rhs])
+    scale = Fraction(1 << step_exponent) if step_exponent >= 0 else Fraction(1, 1 << -step_exponent)
+    return tuple(round(v * scale) for v in theta)
+
+
+def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng) -> tuple:
+    """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
+
+    The calibration uses :func:`rounds_bound` of ``n``, so the noise does not depend on the layout of the rows;
+    the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
+
+    ``theta_hat = gamma (m + k)`` as doubles (a deterministic function of the lattice point, so a
+    post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
+    system's cryptographic source).
+    """
+    d = int(np.asarray(moment).size)
+    if d > MAX_EXACT_DIMENSION:
+        raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
+                         f"its rejection rate grows like exp(0.41 d); use the floating-point sampler "
+                         f"(sampler='float', --sampler float) and accept its caveat")
+    if rounds > rounds_bound(n):
+        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
+                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    cal = lattice_calibration(total, eps_min, rounds_bound(n), lam, d, B)
+    m = lattice_centre(np.asarray(gram, dtype=float), np.asarray(moment, dtype=float), total, lam,
+                       cal.step_exponent)
+    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    k = sample_lattice_l2(cal.rate, d, bits)
+    theta = np.array([math.ldexp(float(a + b), -cal.step_exponent) for a, b in zip(m, k)])
+    return theta, cal, (m, k)

@@ -1,0 +1,180 @@
+"""Tests of the lattice release (pdp_lib.mechanisms.lattice) against exact rational arithmetic.
+
+The realized privacy loss of a pair of neighbouring tables is computed exactly: on the lattice the output
+``y`` has probability proportional to ``exp(-t ||y - m||)``, so the largest loss over all outputs is
+``t ||m - m'||`` (attained at ``y = m``), compared with ``epsilon_i`` by squaring rationals.  The neighbours
+are every corner of the domain put in place of each row.  The floating-point sums' error is checked against
+the exact weighted ridge solution computed over the rationals from the rows themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pdp_lib
+from pdp_lib.mechanisms import lattice
+from pdp_lib.mechanisms.exact_sampling import RandomBits
+
+
+def _problem(n=8, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = rng.uniform(-1, 1, n)
+    eps = rng.choice([0.2, 0.5, 1.0, 2.0], n)
+    return X, y, eps
+
+
+def _sums(X, y, eps):
+    G, m, _ = lattice.weighted_sums(X, y, eps)
+    return G, m, math.fsum(eps)
+
+
+def _cal(eps, n, lam, d, B=None):
+    return lattice.lattice_calibration(math.fsum(eps), float(eps.min()), lattice.rounds_bound(n), lam, d, B)
+
+
+def _exact_ridge(X, y, eps, lam):
+    """The weighted ridge solution of eq. (2) over the rationals, from the rows."""
+    n, d = X.shape
+    S = sum(Fraction(v) for v in eps)
+    A = [[sum(Fraction(eps[i]) * Fraction(X[i, j]) * Fraction(X[i, k]) for i in range(n)) / S
+          + (Fraction(lam) if j == k else 0) for k in range(d)] for j in range(d)]
+    b = [sum(Fraction(eps[i]) * Fraction(y[i]) * Fraction(X[i, j]) for i in range(n)) / S for j in range(d)]
+    for j in range(d):                                   # Gaussian elimination, exact
+        for r in range(j + 1, d):
+            f = A[r][j] / A[j][j]
+            A[r] = [a - f * c for a, c in zip(A[r], A[j])]
+            b[r] -= f * b[j]
+    x = [Fraction(0)] * d
+    for j in reversed(range(d)):
+        x[j] = (b[j] - sum(A[j][c] * x[c] for c in range(j + 1, d))) / A[j][j]
+    return x
+
+
+def _centre(X, y, eps, lam, cal):
+    G, m, S = _sums(X, y, eps)
+    return lattice.lattice_centre(G, m, S, lam, cal.step_exponent)
+
+
+@pytest.mark.parametrize("lam, B", [(1.0, None), (0.3, "sharp"), (5.0, None)])
+def test_no_neighbour_moves_the_centre_beyond_epsilon_i(lam, B):
+    X, y, eps = _problem()
+    n, d = X.shape
+    cal = _cal(eps, n, lam, d, B)
+    base = _centre(X, y, eps, lam, cal)
+    worst = 0.0
+    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = corner[:d], corner[d]
+        other = _centre(X2, y2, eps, lam, cal)
+        sq = sum((a - b) ** 2 for a, b in zip(base, other))
+        assert cal.rate ** 2 * sq <= Fraction(eps[i]) ** 2        # t ||m - m'|| <= eps_i, exactly
+        worst = max(worst, float(cal.rate) * math.sqrt(sq) / eps[i])
+    assert 0.1 < worst <= 1.0          # the search reaches a real fraction of the budget, not a trivial one
+
+
+def test_the_sums_rounding_stays_within_the_proved_bound():
+    for seed in range(5):
+        X, y, eps = _problem(n=12, d=3, seed=seed)
+        lam = [0.1, 1.0, 3.0, 0.5, 10.0][seed]
+        cal = _cal(eps, 12, lam, 3)
+        exact = _exact_ridge(X, y, eps, lam)
+        G, m, S = _sums(X, y, eps)
+        solved = lattice.lattice_centre(G, m, S, lam, 0)          # step 1: only to reach the exact solve
+        theta = lattice._solve_exact(*_integer_system(G, m, S, lam))
+        gap = sum((a - b) ** 2 for a, b in zip(theta, exact))
+        assert gap <= cal.error_bound ** 2
+        assert solved == tuple(round(v) for v in theta)
+
+
+def _integer_system(G, m, S, lam):
+    d = m.size
+    ridge = Fraction(S) * Fraction(lam)
+    entries = [Fraction(float(G[min(j, k), max(j, k)])) for j in range(d) for k in range(d)]
+    rhs = [Fraction(float(v)) for v in m]
+    scale = max(v.denominator for v in entries + rhs + [ridge])
+    A = [[int(entries[j * d + k] * scale) + (int(ridge * scale) if j == k else 0) for k in range(d)] for j in range(d)]
+    return A, [int(v * scale) for v in rhs]
+
+
+def _c_upper(lam, d, B):
+    """``c_lambda = 2 sqrt(d) (1 + sqrt(d) B) / lam`` from above, in 60-digit decimal arithmetic (the true B)."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        lam_, d_ = Decimal(lam), Decimal(d)
+        if B is None:
+            B_ = min(1 / lam_.sqrt(), d_.sqrt() / lam_)
+        elif B == "sharp":
+            B_ = 1 / (2 * lam_.sqrt()) if lam <= d else d_.sqrt() / (d_ + lam_)
+        else:
+            B_ = Decimal(B)
+        c = 2 * d_.sqrt() * (1 + d_.sqrt() * B_) / lam_
+        return Fraction(c) * (1 + Fraction(1, 10**50))
+
+
+def test_the_calibration_keeps_every_point_within_its_level():
+    for n, d, lam, B in [(8, 2, 1.0, None), (1338, 12, 1.0, None), (10**7, 30, 0.01, "sharp"), (50, 5, 100.0, 0.3),
+                         (200, 3, 7.0, "sharp")]:
+        eps = np.linspace(0.05, 2.0, 8)
+        total, eps_min = float(eps.sum() * n / 8), 0.05
+        cal = lattice.lattice_calibration(total, eps_min, lattice.rounds_bound(n), lam, d, B)
+        # an independent check of eta' (Delta_min + 2e + gamma sqrt(d)) <= eps_min, with c_lambda from above
+        gamma = Fraction(1, 1 << cal.step_exponent)
+        spread = 2 * cal.error_bound + gamma * Fraction(math.sqrt(d) * (1 + 2.0**-40))
+        Delta_min = Fraction(eps_min) * _c_upper(lam, d, B) / Fraction(total)
+        assert Fraction(cal.eta) * (Delta_min + spread) <= Fraction(eps_min)
+        # the cost in noise is the spread over the smallest sensitivity: 2**-20 for the grid, and the sums' rounding
+        cost = 1 / (1 + float(spread / Fraction(cal.sensitivity_min)))
+        assert cost * (1 - 2.0**-40) <= cal.eta / cal.eta_real <= 1.0
+        assert cal.eta / cal.eta_real > (1 - 2.0**-19 if n <= 10**5 else 0.99)   # the cases above: n = 1e7 costs 0.27%
+        assert gamma * Fraction(math.sqrt(d)) <= Fraction(cal.sensitivity_min) / (1 << 20) / max(1, eps_min)
+
+
+def test_the_release_is_on_the_grid_and_matches_pdp_op():
+    X, y, eps = _problem(n=40, d=3, seed=4)
+    theta = pdp_lib.pdp_op(X, y, eps, 1.0, rng=9)
+    cal = _cal(eps, 40, 1.0, 3)
+    units = theta * 2.0 ** cal.step_exponent
+    assert np.array_equal(units, np.round(units))                # exactly gamma times integers
+    G, m, rounds = lattice.weighted_sums(X, y, eps)
+    again, _, (centre, noise) = lattice.release_from_sums(G, m, math.fsum(eps), float(eps.min()), 40, rounds, 1.0,
+                                                          None, 9)
+    assert np.array_equal(again, theta)
+    assert tuple(np.round(units).astype(int)) == tuple(a + b for a, b in zip(centre, noise))
+
+
+def test_the_noise_and_its_work_do_not_depend_on_the_data():
+    # the sampler never sees the centre: with the same seed and the same public quantities, two different
+    # tables get the same noise and consume the same random bits (the sampler's work)
+    X, y, eps = _problem(n=30, d=3, seed=1)
+    X2, y2 = 1 - X, -y
+    used, noises = [], []
+    for A, b in [(X, y), (X2, y2)]:
+        bits = RandomBits(17)
+        G, m, rounds = lattice.weighted_sums(A, b, eps)
+        _, _, (centre, noise) = lattice.release_from_sums(G, m, math.fsum(eps), float(eps.min()), 30, rounds, 1.0,
+                                                          None, bits)
+        used.append(bits.used)
+        noises.append(noise)
+    assert noises[0] == noises[1] and used[0] == used[1]
+
+
+def test_bad_input_is_refused_by_name():
+    X, y, eps = _problem(n=10, d=2)
+    with pytest.raises(ValueError, match=r"sampler = 'Exact' is not allowed; use 'exact'"):
+        pdp_lib.pdp_op(X, y, eps, 1.0, sampler="Exact")
+    with pytest.raises(ValueError, match=r"delta = 1e-05 is not allowed with sampler='exact'"):
+        pdp_lib.pdp_op(X, y, eps, 1.0, delta=1e-5)
+    wide = np.random.default_rng(0).random((40, 33))
+    with pytest.raises(ValueError, match=r"d = 33 is outside the allowed range \[1, 32\] of the exact sampler"):
+        pdp_lib.pdp_op(wide, np.zeros(40), np.ones(40), 1.0)
+    with pytest.raises(ValueError, match=r"rng = -1 is outside the allowed range"):
+        pdp_lib.pdp_op(X, y, eps, 1.0, rng=-1)
+    with pytest.raises(ValueError, match=r"lam = 1e-15 is outside the allowed range of the exact release"):
+        lattice.lattice_calibration(1.0, 1.0, 10**9, 1e-15, 3)      # 10**9 roundings: a plain sum of 1e9 rows
