@@ -9,6 +9,7 @@ the exact weighted ridge solution computed over the rationals from the rows them
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from decimal import Decimal, localcontext
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 import pdp_lib
+from pdp_lib import audit
 from pdp_lib.mechanisms import lattice
 from pdp_lib.mechanisms.exact_sampling import RandomBits
 
@@ -178,3 +180,25 @@ def test_bad_input_is_refused_by_name():
         pdp_lib.pdp_op(X, y, eps, 1.0, rng=-1)
     with pytest.raises(ValueError, match=r"lam = 1e-15 is outside the allowed range of the exact release"):
         lattice.lattice_calibration(1.0, 1.0, 10**9, 1e-15, 3)      # 10**9 roundings: a plain sum of 1e9 rows
+
+
+def test_the_audit_computes_the_pair_loss_exactly_and_catches_a_rate_too_high():
+    X, y, eps = _problem(n=6, d=2, seed=3)
+    X2, y2 = X.copy(), y.copy()
+    X2[0], y2[0] = [1.0, 1.0], -1.0
+    pair = audit.lattice_pair(X, y, X2, y2, eps, 1.0)
+    sq = sum((a - b) ** 2 for a, b in zip(pair.centre_a, pair.centre_b))
+    assert pair.loss == pytest.approx(float(pair.calibration.rate) * math.sqrt(sq), rel=1e-15)
+    assert audit.pair_loss_within(pair, eps[0]) and pair.loss == pytest.approx(pair.real_loss, rel=1e-5)
+    loose = dataclasses.replace(pair, calibration=dataclasses.replace(pair.calibration,
+                                                                      rate=pair.calibration.rate * 100))
+    assert not audit.pair_loss_within(loose, eps[0])      # a noise 100 times too small is caught
+
+
+def test_every_lattice_output_is_reachable_and_an_off_grid_one_is_not():
+    out = audit.lattice_draws((5, -3), Fraction(1, 4), 10, 300, 8)
+    assert audit.lattice_reachable(out, (5, -3), 10).all() and audit.lattice_reachable(out, (900, 2), 10).all()
+    assert np.array_equal(audit.lattice_units(out, 10), np.round(audit.lattice_units(out, 10)))
+    off = out.copy()
+    off[0, 1] += 2.0**-12                                # half a step: no grid point, no centre produces it
+    assert not audit.lattice_reachable(off, (5, -3), 10)[0]

@@ -43,6 +43,10 @@ bit: the textbook Laplace sampler and the      (:func:`textbook_laplace`,
 library's sampler in d = 1                     :func:`textbook_reachable`,
                                                :func:`exponential_ziggurat`,
                                                :func:`library_reachability`)
+the exact lattice release: reachability, the   :mod:`~pdp_lib.audit.lattice`
+exact loss of a pair, draws for black-box      (:func:`lattice_reachable`,
+audits                                         :func:`lattice_pair`,
+                                               :func:`lattice_draws`)
 =============================================  ==============================================
 
 Derived and used in the book's chapters *Sensitivity of the weighted ridge solution*
@@ -74,6 +78,7 @@ from .floating_point import (
     textbook_reachable,
 )
 from .jorgensen import jorgensen_log_density
+from .lattice import LatticePair, lattice_draws, lattice_pair, lattice_reachable, lattice_units, pair_loss_within
 from .profile_audit import DeltaLowerBounds, ProfileAudit, audit_privacy_profile, delta_lower_bounds
 from .level_change import LevelChange, level_change_loss
 from .neighbours import (
@@ -100,6 +105,12 @@ from .sensitivity_checks import (
 )
 
 __all__ = [
+    "LatticePair",
+    "lattice_draws",
+    "lattice_pair",
+    "lattice_reachable",
+    "lattice_units",
+    "pair_loss_within",
     "DeltaLowerBounds",
     "delta_lower_bounds",
     "ProfileAudit",

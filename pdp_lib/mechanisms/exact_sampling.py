@@ -32,9 +32,9 @@ __all__ = ["RandomBits", "bernoulli_exp", "discrete_laplace", "proposal_scale", 
            "MAX_EXACT_DIMENSION"]
 
 MAX_EXACT_DIMENSION = 32
-"""The largest ``d`` the rejection sampler accepts: its acceptance rate falls about like ``exp(-0.41 d)``
-(about 5% at ``d = 12``, 3 in 10,000 at ``d = 30``, 1e-12 at ``d = 100``); the benchmark
-``benchmarks/exact_sampler.py`` measures it."""
+"""The largest ``d`` the rejection sampler accepts: its acceptance rate falls exponentially with ``d``, about
+like ``exp(-0.27 d)`` (Stirling's formula: ``d (1/2 log(2 pi e) - 1 - log 2)``), as measured by
+``benchmarks/bench_exact_sampler.py``: 5% at ``d = 12``, 4 in 10,000 at ``d = 30``, 1e-12 at ``d = 100``."""
 
 
 class RandomBits:
@@ -210,7 +210,7 @@ def sample_lattice_l2(t, d: int, bits: RandomBits) -> tuple:
     d = check_dimension(d)
     if d > MAX_EXACT_DIMENSION:
         raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
-                         f"its rejection rate grows like exp(0.41 d); use the floating-point sampler "
+                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
                          f"(sampler='float', --sampler float) and accept its caveat")
     N = proposal_scale(t, d)
     while True:

@@ -325,7 +325,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     d = int(np.asarray(moment).size)
     if d > MAX_EXACT_DIMENSION:
         raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
-                         f"its rejection rate grows like exp(0.41 d); use the floating-point sampler "
+                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
                          f"(sampler='float', --sampler float) and accept its caveat")
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
