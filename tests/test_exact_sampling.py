@@ -142,3 +142,12 @@ def test_the_operating_system_source_gives_uniform_integers():
     bits = es.RandomBits(None)
     values = [bits.below(6) for _ in range(6000)]
     assert set(values) == set(range(6)) and stats.chisquare(np.bincount(values)).pvalue > 1e-6
+
+
+def test_every_bit_generator_gives_full_64_bit_words():
+    # MT19937's raw words have 32 bits: the source must not read them as 64
+    for bit_generator in (np.random.PCG64(3), np.random.MT19937(3), np.random.Philox(3)):
+        bits = es.RandomBits(np.random.Generator(bit_generator))
+        words = [bits.bits(64) for _ in range(2000)]
+        high = np.array([w >> 63 for w in words])
+        assert 0.45 < high.mean() < 0.55

@@ -37,14 +37,17 @@ like ``exp(-0.27 d)`` (Stirling's formula: ``d (1/2 log(2 pi e) - 1 - log 2)``),
 ``benchmarks/bench_exact_sampler.py``: 5% at ``d = 12``, 4 in 10,000 at ``d = 30``, 1e-12 at ``d = 100``."""
 
 
+_WORD_MAX = np.iinfo(np.uint64).max
+
+
 class RandomBits:
     """Uniform random bits and integers, from a seeded NumPy bit stream or from the operating system.
 
     Parameters
     ----------
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        A seed or Generator: the raw 64-bit words of its bit generator, so the same seed gives the same
-        draws on every machine.  ``None``: the operating system's cryptographic source
+        A seed or Generator: its uniform 64-bit words (``integers`` over the full range of ``uint64``, whatever
+        the bit generator), so the same seed gives the same draws on every machine.  ``None``: the operating system's cryptographic source
         (:mod:`secrets`), not reproducible.
 
     Attributes
@@ -63,7 +66,8 @@ class RandomBits:
         if self._gen is None:
             word, width = secrets.randbits(4096), 4096
         else:
-            raw = self._gen.bit_generator.random_raw(64)
+            # full-range 64-bit words: the raw words of PCG64 (the default), two 32-bit words of MT19937
+            raw = self._gen.integers(0, _WORD_MAX, endpoint=True, dtype=np.uint64, size=64)
             word, width = int.from_bytes(np.asarray(raw, dtype="<u8").tobytes(), "little"), 4096
         self._pool |= word << self._avail
         self._avail += width
