@@ -411,6 +411,15 @@ def _fit(args) -> int:
     print(f"fitted on {sums.rows} rows: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} (the model file holds "
           f"every digit); expected noise norm d/eta = {sig(noise, 3)} against the bound B = {sig(B_used, 3)} "
           f"on the estimate's norm; model written to {args.out}")
+    if args.sampler == "exact":
+        from .bounds import noise_scale
+
+        real = sums.total / noise_scale(args.lam, d, B)         # Theorem 3.1 or 3.2 over the reals
+        if eta < 0.99 * real:
+            print(f"warning: the exact release's eta = {sig(eta, 3)} is below the real mechanism's {sig(real, 3)}: "
+                  f"the sums' rounding is charged to the smallest level, {sig(sums.level_min, 3)}, far below the "
+                  f"others; raising it, or --sampler float (exact over the reals only), avoids the cost",
+                  file=sys.stderr)
     if noise > B_used:
         print(f"warning: the noise dominates: its expected norm {sig(noise, 3)} exceeds B = {sig(B_used, 3)}, "
               "so the model is mostly noise; more rows, higher levels or a larger lambda reduce it",

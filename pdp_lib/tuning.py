@@ -375,7 +375,9 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     personalized exponential mechanism picks one.  Each point spends ``alpha * eps_i``.
     With ``alpha = 1`` release ``choice.models[k]`` for the chosen ``k`` (see
     :func:`choose_lambda`); with ``alpha < 1`` refit PDP-OP at ``choice.lam`` on all the
-    points with budgets ``(1 - alpha) * eps``.
+    points with budgets ``(1 - alpha) * eps``.  The candidates are drawn with the floating-point
+    sampler: the guarantee holds over the real numbers only (``PersonalizedRidge(lam="auto")`` asks
+    for ``sampler="float"`` for that reason).
 
     Parameters
     ----------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -246,7 +247,12 @@ def test_column_names_are_kept_and_checked_at_predict():
     frame = pd.DataFrame(X, columns=["age", "bmi", "children"])
     est = PersonalizedRidge(random_state=3).fit(frame, y, eps)
     assert list(est.feature_names_in_) == ["age", "bmi", "children"]
-    np.testing.assert_allclose(est.predict(frame), X @ est.coef_, rtol=1e-14)
+    # the linear model of the columns, to within the rounding bound of a 3-term dot product in any order
+    # (Higham, eq. (3.5)): each prediction against the exact one, computed over the rationals
+    for row, pred in zip(X, est.predict(frame)):
+        exact = sum(Fraction(a) * Fraction(c) for a, c in zip(row, est.coef_))
+        scale = sum(abs(Fraction(a) * Fraction(c)) for a, c in zip(row, est.coef_))
+        assert abs(Fraction(pred) - exact) <= Fraction(3, 2**53 - 3) * scale
     with pytest.raises(ValueError, match=r"columns differ from fit's at position 0"):
         est.predict(frame[["bmi", "age", "children"]])            # reordered: refused, never silently wrong
     with pytest.raises(ValueError, match=r"X has no column names"):

@@ -20,7 +20,7 @@ import pytest
 
 import pdp_lib
 from pdp_lib import audit
-from pdp_lib.mechanisms import lattice
+from pdp_lib.mechanisms import exact_sampling, lattice
 from pdp_lib.mechanisms.exact_sampling import RandomBits
 
 
@@ -202,3 +202,24 @@ def test_every_lattice_output_is_reachable_and_an_off_grid_one_is_not():
     off = out.copy()
     off[0, 1] += 2.0**-12                                # half a step: no grid point, no centre produces it
     assert not audit.lattice_reachable(off, (5, -3), 10)[0]
+
+
+def test_levels_that_could_overflow_or_underflow_the_sums_are_refused_by_their_public_values():
+    # all rows x = 1 overflow the sums of levels near 1e307; a neighbour with x = 0.5 would not: refusing on the
+    # data would leak, so the levels alone are refused, before any row is read
+    X, y = np.ones((24, 1)), np.ones(24)
+    with pytest.raises(ValueError, match=r"sum\(epsilons\) = .* is outside the allowed range \(0, 2\*\*1000\]"):
+        pdp_lib.pdp_op(X, y, np.full(24, 7e306), 1e-6)
+    with pytest.raises(ValueError, match=r"min\(epsilons\) = 1e-305 is outside the allowed range \[2\*\*-1000, inf\)"):
+        pdp_lib.pdp_op(X, y, np.r_[1e-305, np.ones(23)], 1.0)
+
+
+def test_extreme_public_parameters_release_or_refuse_cleanly():
+    X, y, eps = _problem(n=5, d=2, seed=2)
+    for levels, lam in [(np.r_[2.0**-999, eps[1:]], 1.0), (np.r_[1e-8, np.full(4, 1e3)], 1e300), (eps * 1e250, 1.0)]:
+        theta = pdp_lib.pdp_op(X, y, levels, lam, rng=1)
+        assert theta.shape == (2,) and np.all(np.isfinite(theta))
+    bits = RandomBits(4)
+    k = exact_sampling.sample_lattice_l2(Fraction(1, 10**400), 2, bits)    # |k| near 10**400: no float overflow
+    assert all(abs(v) > 10**390 for v in k)
+

@@ -259,6 +259,21 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     assert "--lam = 0.0 is outside the allowed range (0, inf)" in capsys.readouterr().err
 
 
+def test_fit_warns_when_the_exact_release_costs_noise(tmp_path, capsys):
+    # the sums' rounding bound is charged to the smallest level: one level of 1e-12 among levels near 1
+    raw = _table()
+    raw.loc[0, "eps"] = 1e-12
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+            "--bounds", str(_bounds_file(tmp_path)), "--seed", "1", "--out", str(tmp_path / "model.json")]
+    assert cli.main(args) == 0
+    assert "warning: the exact release's eta" in capsys.readouterr().err
+    raw.loc[0, "eps"] = 0.1
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    assert cli.main(args) == 0
+    assert "exact release's eta" not in capsys.readouterr().err
+
+
 # ---- every careless input refused: non-zero exit, one line naming the file and line, nothing written ----
 
 def _write_table(tmp_path, name="data.csv", rows=40, edit=None):

@@ -700,7 +700,9 @@ FLOATING_POINT_TEXT = {
     "exact": "covered: the proof bounds every rounding of the sums for any summation order, solves the system "
              "exactly, and adds the grid's rounding to the sensitivity; the noise is exact on the grid, and the "
              "double written is a function of the grid point (the book's chapter 'What the guarantee does not "
-             "cover', section 'A release that keeps its promise in floating point')",
+             "cover', section 'A release that keeps its promise in floating point'); not covered: the time taken "
+             "to form the sums and solve the system, which can depend on the rows (the noise sampler's time does "
+             "not)",
     "float": "the guarantee is proved for exact arithmetic; the noise here is drawn and added in floating point, "
              "which can leak beyond epsilon_i (Mironov, CCS 2012; the book's chapter 'What the guarantee does not "
              "cover' shows it for this sampler); chosen explicitly with --sampler float",

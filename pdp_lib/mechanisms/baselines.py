@@ -214,8 +214,9 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     k = int(mask.sum())
     if k == 0:
         theta_hat = np.zeros(d)
-    else:
-        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=gen, sampler=sampler)
+    else:        # rng None: the exact noise from the operating system's source, as in pdp_op
+        noise_rng = None if rng is None and sampler == "exact" else gen
+        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=noise_rng, sampler=sampler)
     return (theta_hat, mask) if return_mask else theta_hat
 
 

@@ -159,8 +159,7 @@ def _accept(t: Fraction, Q: int, L: int, N: int, bits: RandomBits) -> bool:
     Canonne, Kamath & Steinke for ``f = x - m`` in ``[0, 1)``, whose coins Bernoulli(f/K) compare a uniform
     number, drawn 32 bits at a time, with ``f/K`` until the comparison is decided.
     """
-    guess = float(t) * math.sqrt(Q) - L / N
-    m = max(0, int(guess))
+    m = max(0, (t.numerator * math.isqrt(Q)) // t.denominator - (L + N - 1) // N)   # within t + 1 below x
     while m > 0 and not _exceeds(t, Q, L, N, Fraction(m), strict=False):
         m -= 1
     while _exceeds(t, Q, L, N, Fraction(m + 1), strict=False):

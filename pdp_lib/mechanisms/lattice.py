@@ -22,6 +22,7 @@ order, on the distance between the exact weighted ridge solution and :math:`\til
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -102,6 +103,8 @@ def merged_rounds(a: int, b: int) -> int:
 _U = Fraction(1, 1 << 53)             # unit roundoff of IEEE 754 binary64, round to nearest
 _STEP_SLACK = Fraction(1, 1 << 20)    # gamma sqrt(d) <= 2**-20 of the smallest sensitivity (and of 1/eta)
 _SQRT_BITS = 64
+_LARGEST_TOTAL = 2.0**1000     # the levels' sum: the sums stay finite, whatever their rounding
+_SMALLEST_LEVEL = 2.0**-1000   # the smallest level: the underflow term mu stays below 2**-72
 
 
 def unit_roundoff_gamma(k: int) -> Fraction:
@@ -153,7 +156,8 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) ->
     beta = rel * sqrt_d
     if not alpha < lam / 2:
         raise ValueError(f"lam = {float(lam)!r} is outside the allowed range of the exact release: the sums' "
-                         f"rounding bound {float(alpha):.3g} must stay below lam / 2")
+                         f"rounding bound {float(alpha):.3g} (for {rounds} roundings in dimension {d}) must stay "
+                         f"below lam / 2")
     return (beta + alpha * sqrt_d / lam) / (lam - alpha)
 
 
@@ -229,26 +233,48 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     """
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
+    if not (0 < total <= _LARGEST_TOTAL):
+        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, 2**1000] of the exact release: "
+                         f"larger levels could overflow its sums")
+    if not eps_min >= _SMALLEST_LEVEL:
+        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of the exact "
+                         f"release: smaller levels could underflow its sums")
     B_used = resolve_bound(lam, d, B)
-    B_up = Fraction(B_used) if isinstance(B, (int, float)) and not isinstance(B, bool) else \
-        Fraction(B_used) * (1 + Fraction(1, 1 << 50))
+    B_up = Fraction(B_used) * (1 + Fraction(1, 1 << 50))     # B(lambda) or B*(lambda), computed in floating point
+    if isinstance(B, numbers.Real) and not isinstance(B, bool):
+        B_up = max(Fraction(B), Fraction(B_used))               # the user's bound, exactly (an int may exceed 2**53)
     lam_q, eps_min_q = Fraction(lam), Fraction(eps_min)
     sqrt_d = _sqrt_up(Fraction(d))
     c_up = 2 * sqrt_d * (1 + sqrt_d * B_up) / lam_q
     S_lo = Fraction(total) * (1 - Fraction(1, 1 << 52))
-    delta_min = float(eps_min_q * c_up / S_lo)
-    g = math.ceil(math.log2(math.sqrt(d) * max(1.0, float(eps_min)) / (delta_min * float(_STEP_SLACK)))) + 1
-    gamma = Fraction(1, 1 << g) if g >= 0 else Fraction(1 << -g)
     e = accumulation_error(rounds, d, lam_q, eps_min_q)
+    delta_min = eps_min_q * c_up / S_lo
+    g = _step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
+    gamma = Fraction(1, 1 << g) if g >= 0 else Fraction(1 << -g)
     bound = 1 / (c_up / S_lo + (2 * e + gamma * sqrt_d) / eps_min_q)
     eta = float(bound)
     if Fraction(eta) > bound:
         eta = math.nextafter(eta, 0.0)
     if not eta > 0:
         raise ValueError(f"eta = {eta!r} is outside the allowed range (0, inf): the levels sum to {total!r}")
+    delta_min = float(delta_min)
     eta_real = float(total) / noise_scale(lam, d, B_used)
     return LatticeCalibration(step_exponent=g, eta=eta, rate=Fraction(eta) * gamma, eta_real=eta_real,
                               sensitivity_min=delta_min, error_bound=e)
+
+
+def _step_exponent(target: Fraction) -> int:
+    """The least ``g`` with ``2**-g <= target`` (``target > 0``), exactly."""
+    g = target.denominator.bit_length() - target.numerator.bit_length()
+    while _power_of_two(-g) > target:
+        g += 1
+    while _power_of_two(-(g - 1)) <= target:
+        g -= 1
+    return g
+
+
+def _power_of_two(k: int) -> Fraction:
+    return Fraction(1 << k) if k >= 0 else Fraction(1, 1 << -k)
 
 
 def _solve_exact(A: list, b: list) -> list:
@@ -318,8 +344,8 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     The calibration uses :func:`rounds_bound` of ``n``, so the noise does not depend on the layout of the rows;
     the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
 
-    ``theta_hat = gamma (m + k)`` as doubles (a deterministic function of the lattice point, so a
-    post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
+    ``theta_hat = gamma (m + k)`` as doubles, correctly rounded (a deterministic function of the lattice point,
+    so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
     """
     d = int(np.asarray(moment).size)
@@ -335,5 +361,6 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
                        cal.step_exponent)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     k = sample_lattice_l2(cal.rate, d, bits)
-    theta = np.array([math.ldexp(float(a + b), -cal.step_exponent) for a, b in zip(m, k)])
+    theta = np.array([float(Fraction(a + b) / (1 << cal.step_exponent)) if cal.step_exponent >= 0
+                      else float((a + b) << -cal.step_exponent) for a, b in zip(m, k)])
     return theta, cal, (m, k)

@@ -313,8 +313,13 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release (:mod:`pdp_lib.mechanisms.lattice`): ``theta_bar`` solved exactly
         from the floating-point sums, rounded to a grid of step ``2**-g``, plus noise drawn exactly on the
-        grid; the guarantee holds for the computed release, at a noise parameter within about ``2**-20`` of
-        the real one.  ``d`` up to :data:`pdp_lib.mechanisms.exact_sampling.MAX_EXACT_DIMENSION`.
+        grid; the guarantee holds for the computed release.  Its noise parameter ``eta'`` is below ``eta`` by
+        the grid's rounding and the sums' rounding bound, both charged to the smallest level
+        (:func:`pdp_lib.mechanisms.lattice.lattice_calibration`): by less than ``2**-15`` up to ``10**5`` rows
+        with the book's profiles, by more when the smallest level is far below the others.  Pure DP, ``d`` up
+        to :data:`pdp_lib.mechanisms.exact_sampling.MAX_EXACT_DIMENSION`, levels in ``[2**-1000, inf)`` summing
+        to at most ``2**1000``.  Two releases with the same seed share their noise, so their difference is
+        exact: never release two fits made with one seed.
         ``"float"``: the double-precision sampler of the paper's Remark 3.1, whose guarantee holds over the
         reals only (Notes); for experiments and for reproducing the paper.
 

@@ -148,8 +148,9 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
     Notes
     -----
     The number of rounds is random, with mean at most ``1 / stop``, and it is not released.  The
-    guarantee holds over the real numbers, as for PDP-OP (book chapter *What the guarantee does not
-    cover*).
+    candidates are drawn with the floating-point sampler (``pdp_op(..., sampler="float")``), so the
+    guarantee holds over the real numbers only; the lattice release that covers every rounding is PDP-OP's
+    alone so far (book chapter *What the guarantee does not cover*).
     """
     X, y, eps, _ = check_problem(X, y, epsilons)
     lams = check_grid(grid)
