@@ -700,9 +700,10 @@ FLOATING_POINT_TEXT = {
     "exact": "covered: the proof bounds every rounding of the sums for any summation order, solves the system "
              "exactly, and adds the grid's rounding to the sensitivity; the noise is exact on the grid, and the "
              "double written is a function of the grid point (the book's chapter 'What the guarantee does not "
-             "cover', section 'A release that keeps its promise in floating point'); not covered: the time taken "
-             "to form the sums and solve the system, which can depend on the rows (the noise sampler's time does "
-             "not)",
+             "cover', section 'A release that keeps its promise in floating point'); not covered: the running "
+             "time: forming the sums and solving the system can take longer on some rows, and the noise "
+             "sampler's time, independent of the rows, depends on the noise drawn, so time and model together "
+             "can reveal the estimate before noise",
     "float": "the guarantee is proved for exact arithmetic; the noise here is drawn and added in floating point, "
              "which can leak beyond epsilon_i (Mironov, CCS 2012; the book's chapter 'What the guarantee does not "
              "cover' shows it for this sampler); chosen explicitly with --sampler float",

@@ -10,12 +10,15 @@ exactly, on every machine, with no floating-point rounding anywhere (Canonne, Ka
 
 is drawn by rejection from a product of discrete Laplaces of scale ``N`` with ``1/N <= t / sqrt(d)``,
 accepted with probability :math:`\exp(-(t\|k\|_2 - \|k\|_1/N)) \le 1`; the exponent is irrational, and
-the acceptance compares a uniform number with it through exact integer square roots, refined lazily.
+the acceptance compares a uniform number with it by comparing squares of integers, refining the uniform
+number lazily until the comparison is decided.
 Derived and tested in the book's chapter *What the guarantee does not cover*
 (``book/limits.ipynb``), section *A release that keeps its promise in floating point*.
 
 The running time of :func:`sample_lattice_l2` depends on ``d``, ``t`` and the random bits only: it is
-never given a centre or data.
+never given a centre or data.  It does depend on the draw ``K`` (larger draws take more bits), so the time
+and the release ``gamma (m + K)`` together can reveal the centre ``m``: the guarantee covers the output, not
+the running time.
 """
 
 from __future__ import annotations

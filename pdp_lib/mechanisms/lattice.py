@@ -120,7 +120,7 @@ def _sqrt_up(v: Fraction) -> Fraction:
     return Fraction(root, scale)
 
 
-def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) -> Fraction:
+def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction, norm_bound=None) -> Fraction:
     r"""An upper bound ``e`` on :math:`\|\tilde\theta - \bar\theta\|_2`, valid for any summation order.
 
     With :math:`A = \sum_i w_i x_i x_i^\top`, :math:`b = \sum_i w_i y_i x_i` and their computed versions
@@ -131,11 +131,12 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) ->
     :math:`\mu = 2^{-1072}/\varepsilon_\min` covering gradual underflow (Higham, eq. (3.4) and
     Lemma 3.3; any order within a block, fused multiply-add or not).  Hence :math:`\|\tilde A - A\|_2 \le
     \alpha = (\gamma_{r+1} + \mu) d` and :math:`\|\tilde b - b\|_2 \le \beta = (\gamma_{r+1} + \mu)\sqrt d`, and with
-    :math:`\|\bar\theta\|_2 \le \|b\|_2/\lambda \le \sqrt d/\lambda`,
+    :math:`\|\bar\theta\|_2 \le \min(\sqrt d/\lambda, B)` (:math:`\|b\|_2/\lambda`, or the calibration's bound
+    ``B``, which the guarantee assumes anyway),
 
     .. math::
 
-        \|\tilde\theta - \bar\theta\|_2 \le \frac{\beta + \alpha \sqrt d/\lambda}{\lambda - \alpha}.
+        \|\tilde\theta - \bar\theta\|_2 \le \frac{\beta + \alpha \min(\sqrt d/\lambda, B)}{\lambda - \alpha}.
 
     Parameters
     ----------
@@ -145,6 +146,9 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) ->
         The number of features.
     lam, eps_min : fractions.Fraction
         The ridge parameter and the smallest level (exact).
+    norm_bound : fractions.Fraction, optional
+        A bound ``B`` on ``||theta_bar||``, valid on every dataset of the domain, from above; ``None``:
+        ``sqrt(d)/lam`` alone.
 
     Returns
     -------
@@ -158,7 +162,8 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction) ->
         raise ValueError(f"lam = {float(lam)!r} is outside the allowed range of the exact release: the sums' "
                          f"rounding bound {float(alpha):.3g} (for {rounds} roundings in dimension {d}) must stay "
                          f"below lam / 2")
-    return (beta + alpha * sqrt_d / lam) / (lam - alpha)
+    norm = sqrt_d / lam if norm_bound is None else min(sqrt_d / lam, Fraction(norm_bound))
+    return (beta + alpha * norm) / (lam - alpha)
 
 
 @dataclass(frozen=True)
@@ -247,7 +252,7 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     sqrt_d = _sqrt_up(Fraction(d))
     c_up = 2 * sqrt_d * (1 + sqrt_d * B_up) / lam_q
     S_lo = Fraction(total) * (1 - Fraction(1, 1 << 52))
-    e = accumulation_error(rounds, d, lam_q, eps_min_q)
+    e = accumulation_error(rounds, d, lam_q, eps_min_q, B_up)
     delta_min = eps_min_q * c_up / S_lo
     g = _step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
     gamma = Fraction(1, 1 << g) if g >= 0 else Fraction(1 << -g)
@@ -338,6 +343,14 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
     return tuple(round(v * scale) for v in theta)
 
 
+def _check_floating_point() -> None:
+    """Refuse to release where the proof's model of the arithmetic fails: subnormals flushed to zero."""
+    tiny = np.array([2.0**-1022, 1.0])
+    if not (tiny[0] * 0.5 == 2.0**-1023 and float(tiny @ np.array([0.5, 0.0])) == 2.0**-1023):
+        raise RuntimeError("the floating-point environment flushes subnormal numbers to zero; the exact release's "
+                           "proof assumes IEEE 754 gradual underflow: restore it (a module may have set FTZ/DAZ)")
+
+
 def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng) -> tuple:
     """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
 
@@ -353,6 +366,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
         raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
                          f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
                          f"(sampler='float', --sampler float) and accept its caveat")
+    _check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")

@@ -334,7 +334,8 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
     real numbers only.  The noise is drawn in double precision; floating-point samplers
     can leak through the least significant bits of their output (Mironov, CCS
     2012).  The default ``sampler="exact"`` is the defence: its proof covers every rounding
-    (book chapter *What the guarantee does not cover*).
+    (book chapter *What the guarantee does not cover*).  Neither covers the running time: the exact
+    release's time depends on the noise drawn, and on the data through the sums and the exact solve.
     """
     return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta, sampler=sampler)[0]
 
