@@ -89,20 +89,10 @@ def test_the_sums_rounding_stays_within_the_proved_bound():
         exact = _exact_ridge(X, y, eps, lam)
         G, m, S = _sums(X, y, eps)
         solved = lattice.lattice_centre(G, m, S, lam, 0)          # step 1: only to reach the exact solve
-        theta = lattice._solve_exact(*_integer_system(G, m, S, lam))
+        theta = lattice._solve_exact(*lattice.integer_system(G, m, S, lam))
         gap = sum((a - b) ** 2 for a, b in zip(theta, exact))
         assert gap <= cal.error_bound ** 2
         assert solved == tuple(round(v) for v in theta)
-
-
-def _integer_system(G, m, S, lam):
-    d = m.size
-    ridge = Fraction(S) * Fraction(lam)
-    entries = [Fraction(float(G[min(j, k), max(j, k)])) for j in range(d) for k in range(d)]
-    rhs = [Fraction(float(v)) for v in m]
-    scale = max(v.denominator for v in entries + rhs + [ridge])
-    A = [[int(entries[j * d + k] * scale) + (int(ridge * scale) if j == k else 0) for k in range(d)] for j in range(d)]
-    return A, [int(v * scale) for v in rhs]
 
 
 def _c_upper(lam, d, B):

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..validation import check_dimension, check_rng
 
-__all__ = ["RandomBits", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
+__all__ = ["RandomBits", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
            "MAX_EXACT_DIMENSION"]
 
 MAX_EXACT_DIMENSION = 32
@@ -41,6 +41,16 @@ like ``exp(-0.27 d)`` (Stirling's formula: ``d (1/2 log(2 pi e) - 1 - log 2)``),
 
 
 _WORD_MAX = np.iinfo(np.uint64).max
+
+
+def check_exact_dimension(d) -> int:
+    """Validate ``d`` for the exact sampler: ``1 <= d <= MAX_EXACT_DIMENSION``, refused in one line otherwise."""
+    d = check_dimension(d)
+    if d > MAX_EXACT_DIMENSION:
+        raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
+                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
+                         f"(sampler='float', --sampler float) and accept its caveat")
+    return d
 
 
 class RandomBits:
@@ -213,11 +223,7 @@ def sample_lattice_l2(t, d: int, bits: RandomBits) -> tuple:
     t = Fraction(t)
     if not t > 0:
         raise ValueError(f"t = {t} is outside the allowed range (0, inf)")
-    d = check_dimension(d)
-    if d > MAX_EXACT_DIMENSION:
-        raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
-                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
-                         f"(sampler='float', --sampler float) and accept its caveat")
+    d = check_exact_dimension(d)
     N = proposal_scale(t, d)
     while True:
         k = tuple(discrete_laplace(N, bits) for _ in range(d))

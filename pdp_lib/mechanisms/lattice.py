@@ -30,10 +30,10 @@ import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
 from ..validation import check_dimension, check_positive
-from .exact_sampling import MAX_EXACT_DIMENSION, RandomBits, sample_lattice_l2
+from .exact_sampling import RandomBits, check_exact_dimension, sample_lattice_l2
 
 __all__ = ["LatticeCalibration", "check_sampler", "weighted_sums", "merged_rounds", "rounds_bound", "unit_roundoff_gamma",
-           "accumulation_error", "lattice_calibration", "lattice_centre", "release_from_sums", "SAMPLERS",
+           "accumulation_error", "lattice_calibration", "lattice_centre", "integer_system", "release_from_sums", "SAMPLERS",
            "BLOCK_ROWS"]
 
 SAMPLERS = ("exact", "float")
@@ -255,7 +255,7 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     e = accumulation_error(rounds, d, lam_q, eps_min_q, B_up)
     delta_min = eps_min_q * c_up / S_lo
     g = _step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
-    gamma = Fraction(1, 1 << g) if g >= 0 else Fraction(1 << -g)
+    gamma = _power_of_two(-g)
     bound = 1 / (c_up / S_lo + (2 * e + gamma * sqrt_d) / eps_min_q)
     eta = float(bound)
     if Fraction(eta) > bound:
@@ -312,7 +312,7 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
     ``theta~`` solves :math:`(\tilde G/\tilde S + \lambda I)\,\theta = \tilde b/\tilde S` over the rationals
     (the upper triangle of ``gram`` mirrored, so the system is symmetric); each coordinate is rounded to
     the nearest multiple of ``gamma = 2**-step_exponent``, ties to even, exactly.  Multiplied by ``S~`` and by
-    a common power of two, the system has integer entries, solved by :func:`_solve_exact`.
+    a common power of two, the system has integer entries (:func:`integer_system`), solved by :func:`_solve_exact`.
 
     Parameters
     ----------
@@ -331,16 +331,24 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
     -------
     tuple of int
     """
-    d = moment.size
-    ridge = Fraction(float(total)) * Fraction(float(lam))         # the system times S: (G~ + S lam I) theta = b~
+    theta = _solve_exact(*integer_system(gram, moment, total, lam))
+    return tuple(round(v * _power_of_two(step_exponent)) for v in theta)
+
+
+def integer_system(gram, moment, total: float, lam) -> tuple:
+    """``(A, b)``: the system ``(G~/S~ + lam I) theta = b~/S~`` times ``S~`` and a common power of two, in integers.
+
+    The upper triangle of ``gram`` is mirrored, so ``A`` is symmetric; every entry is a double or the product
+    of two, so its denominator is a power of two and the largest one clears them all.
+    """
+    d = np.asarray(moment).size
+    ridge = Fraction(float(total)) * Fraction(float(lam))
     entries = [Fraction(float(gram[min(j, k), max(j, k)])) for j in range(d) for k in range(d)]
     rhs = [Fraction(float(v)) for v in moment]
-    scale = max(v.denominator for v in entries + rhs + [ridge])    # powers of two: a common denominator
+    scale = max(v.denominator for v in entries + rhs + [ridge])
     A = [[int(entries[j * d + k] * scale) + (int(ridge * scale) if j == k else 0) for k in range(d)]
          for j in range(d)]
-    theta = _solve_exact(A, [int(v * scale) for v in rhs])
-    scale = Fraction(1 << step_exponent) if step_exponent >= 0 else Fraction(1, 1 << -step_exponent)
-    return tuple(round(v * scale) for v in theta)
+    return A, [int(v * scale) for v in rhs]
 
 
 def _check_floating_point() -> None:
@@ -361,11 +369,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
     """
-    d = int(np.asarray(moment).size)
-    if d > MAX_EXACT_DIMENSION:
-        raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
-                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
-                         f"(sampler='float', --sampler float) and accept its caveat")
+    d = check_exact_dimension(np.asarray(moment).size)
     _check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
