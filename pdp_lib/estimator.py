@@ -87,9 +87,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
         included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure DP with
-        ``noise="l2"`` and ``d`` up to 32.  ``"float"``: the double-precision samplers, whose guarantee
+        ``noise="l2"``, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
         holds over the reals only: their outputs' last bits can reveal the centre (Mironov, CCS 2012).
-        Needed, and given explicitly, for ``noise="gaussian"``, ``delta``, ``lam="auto"`` and larger ``d``.
+        Needed, and given explicitly, for ``noise="gaussian"``, ``delta`` and ``lam="auto"``.
     fit_intercept : bool, default False
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),

@@ -128,10 +128,12 @@ def test_the_calibration_keeps_every_point_within_its_level():
         assert gamma * Fraction(math.sqrt(d)) <= Fraction(cal.sensitivity_min) / (1 << 20) / max(1, eps_min)
 
 
-def test_the_release_is_on_the_grid_and_matches_pdp_op():
-    X, y, eps = _problem(n=40, d=3, seed=4)
+@pytest.mark.parametrize("d", [3, 50])
+def test_the_release_is_on_the_grid_and_matches_pdp_op(d):
+    X, y, eps = _problem(n=40, d=d, seed=4)
+    X = X / math.sqrt(d)
     theta = pdp_lib.pdp_op(X, y, eps, 1.0, rng=9)
-    cal = _cal(eps, 40, 1.0, 3)
+    cal = _cal(eps, 40, 1.0, d)
     units = theta * 2.0 ** cal.step_exponent
     assert np.array_equal(units, np.round(units))                # exactly gamma times integers
     G, m, rounds = lattice.weighted_sums(X, y, eps)
@@ -141,10 +143,13 @@ def test_the_release_is_on_the_grid_and_matches_pdp_op():
     assert tuple(np.round(units).astype(int)) == tuple(a + b for a, b in zip(centre, noise))
 
 
-def test_the_noise_and_its_work_do_not_depend_on_the_data():
+@pytest.mark.parametrize("d", [3, 40])
+def test_the_noise_and_its_work_do_not_depend_on_the_data(d):
     # the sampler never sees the centre: with the same seed and the same public quantities, two different
-    # tables get the same noise and consume the same random bits (the sampler's work)
-    X, y, eps = _problem(n=30, d=3, seed=1)
+    # tables get the same noise and consume the same random bits (the sampler's work); d = 40 uses the
+    # rounded law
+    X, y, eps = _problem(n=30, d=d, seed=1)
+    X = X / math.sqrt(d)
     X2, y2 = 1 - X, -y
     used, noises = [], []
     for A, b in [(X, y), (X2, y2)]:
@@ -152,6 +157,7 @@ def test_the_noise_and_its_work_do_not_depend_on_the_data():
         G, m, rounds = lattice.weighted_sums(A, b, eps)
         _, _, (centre, noise) = lattice.release_from_sums(G, m, math.fsum(eps), float(eps.min()), 30, rounds, 1.0,
                                                           None, bits)
+        assert len(noise) == d
         used.append(bits.used)
         noises.append(noise)
     assert noises[0] == noises[1] and used[0] == used[1]
@@ -163,9 +169,6 @@ def test_bad_input_is_refused_by_name():
         pdp_lib.pdp_op(X, y, eps, 1.0, sampler="Exact")
     with pytest.raises(ValueError, match=r"delta = 1e-05 is not allowed with sampler='exact'"):
         pdp_lib.pdp_op(X, y, eps, 1.0, delta=1e-5)
-    wide = np.random.default_rng(0).random((40, 33))
-    with pytest.raises(ValueError, match=r"d = 33 is outside the allowed range \[1, 32\] of the exact sampler"):
-        pdp_lib.pdp_op(wide, np.zeros(40), np.ones(40), 1.0)
     with pytest.raises(ValueError, match=r"rng = -1 is outside the allowed range"):
         pdp_lib.pdp_op(X, y, eps, 1.0, rng=-1)
     with pytest.raises(ValueError, match=r"lam = 1e-15 is outside the allowed range of the exact release"):
@@ -192,6 +195,33 @@ def test_every_lattice_output_is_reachable_and_an_off_grid_one_is_not():
     off = out.copy()
     off[0, 1] += 2.0**-12                                # half a step: no grid point, no centre produces it
     assert not audit.lattice_reachable(off, (5, -3), 10)[0]
+
+
+def test_the_noise_law_switches_to_the_rounded_law_above_32_features():
+    assert [lattice.noise_law(d) for d in (1, 32, 33, 500)] == ["lattice", "lattice", "rounded", "rounded"]
+
+
+@pytest.mark.parametrize("d, lam", [(1, 1.0), (4, 0.01), (12, 1.0), (40, 0.1), (70, 1e-3)])
+def test_the_certified_centre_equals_the_exact_solve(d, lam):
+    # the refined floating-point solution is used only where its proved interval decides the rounding: it
+    # must give Bareiss's centre on every problem, at a fine grid where a wrong bound would show
+    for seed in range(3):
+        X, y, eps = _problem(n=200, d=d, seed=seed)
+        X = X / math.sqrt(d)
+        G, m, S = _sums(X, y, eps)
+        alpha = lattice.sums_rounding_bound(lattice.rounds_bound(200), d, eps.min())
+        for g in (10, 40, 52):
+            assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == lattice.lattice_centre(G, m, S, lam, g)
+
+
+def test_the_certified_centre_falls_back_to_the_exact_solve_on_a_tie():
+    # theta~ = 3/2 exactly at the step 1: the interval always holds the tie, so Bareiss decides (ties to even)
+    G, m = np.zeros((1, 1)), np.array([1.5])
+    alpha = lattice.sums_rounding_bound(lattice.rounds_bound(1), 1, 1.0)
+    A, b, scale = lattice._scaled_system(G, m, 1.0, 1.0)
+    assert lattice._certified_round(A, b, G, m, 1.0, 1.0, 0, scale, scale * (1 - alpha)) is None
+    assert lattice.lattice_centre(G, m, 1.0, 1.0, 0, alpha=alpha) == (2,)
+    assert lattice.lattice_centre(G, np.array([2.5]), 1.0, 1.0, 0, alpha=alpha) == (2,)
 
 
 def test_levels_that_could_overflow_or_underflow_the_sums_are_refused_by_their_public_values():

@@ -12,6 +12,7 @@ import pytest
 import pdp_lib
 from pdp_lib import cli
 from pdp_lib.io import streaming
+from pdp_lib.mechanisms import lattice
 from pdp_lib.mechanisms.lattice import lattice_calibration, rounds_bound
 
 D = 3
@@ -242,7 +243,8 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     assert privacy["levels"] == {"rows": 2000, "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1, "max": 1.0,
                                  "digest": streaming.level_digest(eps)}
     assert "replace one" in privacy["neighbouring_relation"] and privacy["floating_point"].startswith("covered: ")
-    assert privacy["sampler"].startswith("exact lattice l2-Laplace")
+    assert privacy["sampler"].startswith("exact lattice l2-Laplace") and privacy["sampler"].endswith(
+        lattice.NOISE_LAWS["lattice"])
     assert "seed" not in json.dumps(model) and set(model) == {"coef", "intercept", "features", "lam", "B", "eta", "privacy",
                                                               "scaling", "library"}
     status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "2",
@@ -272,6 +274,22 @@ def test_fit_warns_when_the_exact_release_costs_noise(tmp_path, capsys):
     raw.to_csv(tmp_path / "data.csv", index=False)
     assert cli.main(args) == 0
     assert "exact release's eta" not in capsys.readouterr().err
+
+
+def test_fit_releases_exactly_in_forty_dimensions_with_the_rounded_law(tmp_path, capsys):
+    # above 32 features the exact release draws its noise as an exactly rounded continuous vector
+    rng = np.random.default_rng(5)
+    names = [f"f{j}" for j in range(40)]
+    raw = pd.DataFrame(rng.uniform(0, 1, (300, 40)), columns=names)
+    raw["label"], raw["eps"] = rng.uniform(-1, 1, 300), rng.choice([0.5, 1.0], 300)
+    raw.to_csv(tmp_path / "wide.csv", index=False)
+    out = tmp_path / "wide.json"
+    assert cli.main(["fit", str(tmp_path / "wide.csv"), "--label", "label", "--epsilon", "eps", "--lam", "1",
+                     "--seed", "3", "--out", str(out)]) == 0
+    model = json.loads(out.read_text())
+    X, y, eps = raw[names].to_numpy(), raw["label"].to_numpy(), raw["eps"].to_numpy()
+    assert model["coef"] == pdp_lib.pdp_op(X, y, eps, 1.0, rng=3).tolist()
+    assert model["privacy"]["sampler"].endswith(lattice.NOISE_LAWS["rounded"])
 
 
 # ---- every careless input refused: non-zero exit, one line naming the file and line, nothing written ----

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..bounds import noise_scale
-from ..mechanisms.lattice import merged_rounds, weighted_sums
+from ..mechanisms.lattice import NOISE_LAWS, merged_rounds, noise_law, weighted_sums
 from ..mechanisms.output_perturbation import _sample_l2_laplace, calibrate
 from ..validation import MAX_LEVEL, check_count, check_positive, check_rng
 
@@ -689,12 +689,12 @@ _THEOREMS = {
 
 SAMPLER_TEXT = {
     "exact": "exact lattice l2-Laplace: theta_bar solved exactly in rational arithmetic from the floating-point "
-             "sums, rounded to the grid of step 2**-g, plus noise with P(k) proportional to exp(-eta' 2**-g ||k||) "
-             "on the integer lattice, drawn from uniform bits with integer arithmetic only (rejection from discrete "
-             "Laplaces; Canonne, Kamath & Steinke, NeurIPS 2020, for the coins)",
+             "sums, rounded to the grid of step 2**-g, plus noise k on the integer lattice at rate "
+             "t = eta' 2**-g, drawn from uniform bits with integer arithmetic only; its law: ",
     "float": "floating-point l2-Laplace: a Gamma(d, 1/eta) radius times a uniform direction",
 }
-"""What the model file says of each sampler."""
+"""What the model file says of each sampler; the exact one's law (:data:`pdp_lib.mechanisms.lattice.NOISE_LAWS`)
+follows, named for the model's dimension by :func:`pdp_lib.mechanisms.lattice.noise_law`."""
 
 FLOATING_POINT_TEXT = {
     "exact": "covered: the proof bounds every rounding of the sums for any summation order, solves the system "
@@ -728,7 +728,7 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
                   "lambda and the calibration's B and eta",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
         "floating_point": FLOATING_POINT_TEXT[sampler],
-        "sampler": SAMPLER_TEXT[sampler],
+        "sampler": SAMPLER_TEXT[sampler] + (NOISE_LAWS[noise_law(sums.moment.size)] if sampler == "exact" else ""),
         "levels": sums.level_summary(),
         "bounds": bounds.as_dict(),
     }

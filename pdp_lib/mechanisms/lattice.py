@@ -10,7 +10,11 @@ The release is :math:`\gamma\,(m + K)` with
   :math:`\sum_i \varepsilon_i` (:func:`lattice_centre`);
 * :math:`K \sim P(k) \propto \exp(-t\|k\|_2)` on :math:`\mathbb{Z}^d`, drawn exactly
   (:func:`pdp_lib.mechanisms.exact_sampling.sample_lattice_l2`), with the rational rate
-  :math:`t = \eta'\gamma`.
+  :math:`t = \eta'\gamma`, up to ``d = 32``; in more dimensions, where that sampler slows like
+  ``exp(0.27 d)``, :math:`K = \mathrm{round}(U)` with ``U`` of density :math:`\propto \exp(-t\|u\|_2)` on
+  :math:`\mathbb{R}^d`, drawn and rounded exactly
+  (:func:`pdp_lib.mechanisms.exact_rounding.sample_rounded_l2`): ``m + K = round(m + U)`` is a function of
+  the continuous mechanism's output at the centre ``m``.
 
 Point ``i`` gets ``epsilon_i``-DP when :math:`\eta' (\Delta_i + 2 e + \gamma\sqrt d) \le \varepsilon_i`, with
 :math:`\Delta_i = w_i c_\lambda` the sensitivity of Theorem A.4 and ``e`` a bound, valid for every summation
@@ -30,11 +34,12 @@ import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
 from ..validation import check_dimension, check_positive
-from .exact_sampling import RandomBits, check_exact_dimension, sample_lattice_l2
+from .exact_rounding import sample_rounded_l2
+from .exact_sampling import MAX_EXACT_DIMENSION, RandomBits, sample_lattice_l2
 
-__all__ = ["LatticeCalibration", "check_sampler", "weighted_sums", "merged_rounds", "rounds_bound", "unit_roundoff_gamma",
-           "accumulation_error", "lattice_calibration", "lattice_centre", "integer_system", "release_from_sums", "SAMPLERS",
-           "BLOCK_ROWS"]
+__all__ = ["LatticeCalibration", "check_sampler", "noise_law", "NOISE_LAWS", "weighted_sums", "merged_rounds",
+           "rounds_bound", "unit_roundoff_gamma", "accumulation_error", "lattice_calibration", "lattice_centre",
+           "integer_system", "sums_rounding_bound", "release_from_sums", "SAMPLERS", "BLOCK_ROWS"]
 
 SAMPLERS = ("exact", "float")
 """``"exact"``: the lattice release of this module.  ``"float"``: the floating-point ℓ2-Laplace sampler of
@@ -48,6 +53,24 @@ def check_sampler(sampler) -> str:
         raise ValueError(f"sampler = {sampler!r} is not allowed; use 'exact' (the lattice release, safe in "
                          f"floating point) or 'float' (exact only over the reals)")
     return sampler
+
+
+NOISE_LAWS = {
+    "lattice": "P(k) proportional to exp(-t ||k||), drawn by rejection from discrete Laplaces (Canonne, Kamath & "
+               "Steinke, NeurIPS 2020, for the coins)",
+    "rounded": "k = round(u), u of density proportional to exp(-t ||u||) on R^d, a sum of d Exp(1) draws over t "
+               "times a direction of N(0, 1) draws, each a lazily refined exact real, rounded exactly",
+}
+"""The two laws of the lattice release's noise ``K``, by name: what the model file says of each."""
+
+
+def noise_law(d: int) -> str:
+    """The law of ``K`` in dimension ``d``: ``"lattice"`` up to :data:`MAX_EXACT_DIMENSION`, ``"rounded"`` above.
+
+    Both are exact and give every point its level with the same calibration; the lattice law's sampler
+    slows like ``exp(0.27 d)``, the rounded law's grows like ``d``.  A function of the public ``d`` only.
+    """
+    return "lattice" if check_dimension(d) <= MAX_EXACT_DIMENSION else "rounded"
 
 
 BLOCK_ROWS = 1024
@@ -120,6 +143,14 @@ def _sqrt_up(v: Fraction) -> Fraction:
     return Fraction(root, scale)
 
 
+def sums_rounding_bound(rounds: int, d: int, eps_min) -> Fraction:
+    r"""``alpha = (gamma_{r+1} + mu) d``: a bound on :math:`\|\tilde G/\tilde S - \sum_i w_i x_i x_i^\top\|_2`.
+
+    Derived in :func:`accumulation_error`, which uses it; ``mu = 2**-1072 / eps_min`` covers underflow.
+    """
+    return (unit_roundoff_gamma(rounds + 1) + Fraction(1, 1 << 1072) / Fraction(eps_min)) * d
+
+
 def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction, norm_bound=None) -> Fraction:
     r"""An upper bound ``e`` on :math:`\|\tilde\theta - \bar\theta\|_2`, valid for any summation order.
 
@@ -154,10 +185,9 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction, no
     -------
     fractions.Fraction
     """
-    rel = unit_roundoff_gamma(rounds + 1) + Fraction(1, 1 << 1072) / eps_min
-    alpha = rel * d
+    alpha = sums_rounding_bound(rounds, d, eps_min)
     sqrt_d = _sqrt_up(Fraction(d))
-    beta = rel * sqrt_d
+    beta = alpha / d * sqrt_d
     if not alpha < lam / 2:
         raise ValueError(f"lam = {float(lam)!r} is outside the allowed range of the exact release: the sums' "
                          f"rounding bound {float(alpha):.3g} (for {rounds} roundings in dimension {d}) must stay "
@@ -306,13 +336,20 @@ def _solve_exact(A: list, b: list) -> list:
     return x
 
 
-def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step_exponent: int) -> tuple:
-    r"""The lattice centre ``m``: ``round(theta~ / gamma)``, with ``theta~`` solved exactly from the sums.
+def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step_exponent: int,
+                   alpha=None) -> tuple:
+    r"""The lattice centre ``m``: ``round(theta~ / gamma)``, with ``theta~`` the exact solution of the sums' system.
 
     ``theta~`` solves :math:`(\tilde G/\tilde S + \lambda I)\,\theta = \tilde b/\tilde S` over the rationals
     (the upper triangle of ``gram`` mirrored, so the system is symmetric); each coordinate is rounded to
     the nearest multiple of ``gamma = 2**-step_exponent``, ties to even, exactly.  Multiplied by ``S~`` and by
-    a common power of two, the system has integer entries (:func:`integer_system`), solved by :func:`_solve_exact`.
+    a common power of two, the system has integer entries (:func:`integer_system`).
+
+    With ``alpha``, a bound on :math:`\|\tilde G/\tilde S - \sum_i w_i x_i x_i^\top\|_2` below ``lam``
+    (:func:`accumulation_error`), a floating-point solution refined against the exact residual is tried
+    first (:func:`_certified_round`); it is used only where its proved error interval decides every
+    coordinate's rounding, and otherwise (or without ``alpha``) the system is solved exactly by Bareiss's
+    elimination (:func:`_solve_exact`).  Both give the same ``m``.
 
     Parameters
     ----------
@@ -326,13 +363,73 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
         ``lambda``.
     step_exponent : int
         ``g``.
+    alpha : fractions.Fraction, optional
+        The sums' rounding bound, as above.
 
     Returns
     -------
     tuple of int
     """
-    theta = _solve_exact(*integer_system(gram, moment, total, lam))
+    A, b, scale = _scaled_system(gram, moment, total, lam)
+    if alpha is not None:
+        floor = scale * Fraction(float(total)) * (Fraction(float(lam)) - Fraction(alpha))   # <= lambda_min(A)
+        m = _certified_round(A, b, gram, moment, total, lam, step_exponent, scale, floor)
+        if m is not None:
+            return m
+    theta = _solve_exact(A, b)
     return tuple(round(v * _power_of_two(step_exponent)) for v in theta)
+
+
+def _certified_round(A, b, gram, moment, total, lam, g: int, scale: int, floor: Fraction, steps: int = 3):
+    r"""``round(theta~ * 2**g)`` from a refined floating-point solution, or ``None`` where it is not proved.
+
+    ``x`` is a vector of dyadic rationals; the residual ``r = b - A x`` is computed exactly in integers, and
+    :math:`\|\tilde\theta - x\|_2 \le \|r\|_2 / \lambda_\min(A)`, with :math:`\lambda_\min(A) \ge`
+    ``floor`` :math:`= \mathrm{scale}\cdot\tilde S(\lambda - \alpha)` as ``A / (scale S~)`` is within ``alpha``
+    of a positive semi-definite matrix plus ``lam I``.  Each step adds the floating-point solution of
+    ``A dx = r``: floating point only proposes ``x``; the exact residual decides.
+    """
+    d = len(b)
+    upper = np.triu(np.asarray(gram, dtype=float))
+    M = upper + np.triu(upper, 1).T + float(total) * float(lam) * np.eye(d)
+    if not floor > 0 or not np.all(np.isfinite(M)):
+        return None
+    try:
+        factor = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return None
+    x = [Fraction(0)] * d
+    residual = np.asarray(moment, dtype=float)
+    for _ in range(steps):
+        dx = _cholesky_solve(factor, residual)
+        if not np.all(np.isfinite(dx)):
+            return None
+        x = [xj + Fraction(float(v)) for xj, v in zip(x, dx)]
+        den = max(v.denominator for v in x)
+        X = [int(v * den) for v in x]
+        r = [bj * den - sum(a * xk for a, xk in zip(row, X)) for row, bj in zip(A, b)]   # den (b - A x), exact
+        # |theta~_j - x_j| <= ||r|| / (den lambda_min(A)) <= rho
+        rho = _sqrt_up(Fraction(sum(v * v for v in r))) / (den * floor)
+        m = [_round_certain(xj * _power_of_two(g), rho * _power_of_two(g)) for xj in x]
+        if all(v is not None for v in m):
+            return tuple(m)
+        residual = np.array([float(Fraction(v, den) / scale) for v in r])
+    return None
+
+
+def _cholesky_solve(L: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The floating-point solution of ``L L^T x = r`` (an approximation; its error is bounded exactly after)."""
+    from scipy.linalg import solve_triangular
+
+    return solve_triangular(L.T, solve_triangular(L, r, lower=True), lower=False)
+
+
+def _round_certain(v: Fraction, radius: Fraction):
+    """``round(u)`` for every ``u`` within ``radius`` of ``v``, if they agree and none is a tie; else ``None``."""
+    k = math.floor(v + Fraction(1, 2))
+    if k - Fraction(1, 2) < v - radius and v + radius < k + Fraction(1, 2):
+        return k
+    return None
 
 
 def integer_system(gram, moment, total: float, lam) -> tuple:
@@ -341,6 +438,11 @@ def integer_system(gram, moment, total: float, lam) -> tuple:
     The upper triangle of ``gram`` is mirrored, so ``A`` is symmetric; every entry is a double or the product
     of two, so its denominator is a power of two and the largest one clears them all.
     """
+    return _scaled_system(gram, moment, total, lam)[:2]
+
+
+def _scaled_system(gram, moment, total: float, lam) -> tuple:
+    """``(A, b, scale)``: :func:`integer_system` and the power of two it multiplied by, beside ``S~``."""
     d = np.asarray(moment).size
     ridge = Fraction(float(total)) * Fraction(float(lam))
     entries = [Fraction(float(gram[min(j, k), max(j, k)])) for j in range(d) for k in range(d)]
@@ -348,7 +450,7 @@ def integer_system(gram, moment, total: float, lam) -> tuple:
     scale = max(v.denominator for v in entries + rhs + [ridge])
     A = [[int(entries[j * d + k] * scale) + (int(ridge * scale) if j == k else 0) for k in range(d)]
          for j in range(d)]
-    return A, [int(v * scale) for v in rhs]
+    return A, [int(v * scale) for v in rhs], scale
 
 
 def _check_floating_point() -> None:
@@ -365,20 +467,23 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     The calibration uses :func:`rounds_bound` of ``n``, so the noise does not depend on the layout of the rows;
     the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
 
-    ``theta_hat = gamma (m + k)`` as doubles, correctly rounded (a deterministic function of the lattice point,
+    ``k`` is drawn from the law :func:`noise_law` names for ``d``.  ``theta_hat = gamma (m + k)`` as doubles,
+    correctly rounded (a deterministic function of the lattice point,
     so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
     """
-    d = check_exact_dimension(np.asarray(moment).size)
+    d = check_dimension(np.asarray(moment).size)
     _check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")
     cal = lattice_calibration(total, eps_min, rounds_bound(n), lam, d, B)
+    alpha = sums_rounding_bound(rounds_bound(n), d, eps_min)
     m = lattice_centre(np.asarray(gram, dtype=float), np.asarray(moment, dtype=float), total, lam,
-                       cal.step_exponent)
+                       cal.step_exponent, alpha=alpha)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    k = sample_lattice_l2(cal.rate, d, bits)
+    sample = sample_lattice_l2 if noise_law(d) == "lattice" else sample_rounded_l2
+    k = sample(cal.rate, d, bits)
     theta = np.array([float(Fraction(a + b) / (1 << cal.step_exponent)) if cal.step_exponent >= 0
                       else float((a + b) << -cal.step_exponent) for a, b in zip(m, k)])
     return theta, cal, (m, k)

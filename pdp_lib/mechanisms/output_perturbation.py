@@ -316,9 +316,9 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
         grid; the guarantee holds for the computed release.  Its noise parameter ``eta'`` is below ``eta`` by
         the grid's rounding and the sums' rounding bound, both charged to the smallest level
         (:func:`pdp_lib.mechanisms.lattice.lattice_calibration`): by less than ``2**-15`` up to ``10**5`` rows
-        with the book's profiles, by more when the smallest level is far below the others.  Pure DP, ``d`` up
-        to :data:`pdp_lib.mechanisms.exact_sampling.MAX_EXACT_DIMENSION`, levels in ``[2**-1000, inf)`` summing
-        to at most ``2**1000``.  Two releases with the same seed share their noise, so their difference is
+        with the book's profiles, by more when the smallest level is far below the others.  Pure DP, any
+        ``d`` (the noise law is named by :func:`pdp_lib.mechanisms.lattice.noise_law`), levels in
+        ``[2**-1000, inf)`` summing to at most ``2**1000``.  Two releases with the same seed share their noise, so their difference is
         exact: never release two fits made with one seed.
         ``"float"``: the double-precision sampler of the paper's Remark 3.1, whose guarantee holds over the
         reals only (Notes); for experiments and for reproducing the paper.
