@@ -197,8 +197,8 @@ def test_every_lattice_output_is_reachable_and_an_off_grid_one_is_not():
     assert not audit.lattice_reachable(off, (5, -3), 10)[0]
 
 
-def test_the_noise_law_switches_to_the_rounded_law_above_32_features():
-    assert [lattice.noise_law(d) for d in (1, 32, 33, 500)] == ["lattice", "lattice", "rounded", "rounded"]
+def test_the_noise_law_switches_to_the_rounded_law_above_12_features():
+    assert [lattice.noise_law(d) for d in (1, 12, 13, 500)] == ["lattice", "lattice", "rounded", "rounded"]
 
 
 @pytest.mark.parametrize("d, lam", [(1, 1.0), (4, 0.01), (12, 1.0), (40, 0.1), (70, 1e-3)])

@@ -277,7 +277,7 @@ def test_fit_warns_when_the_exact_release_costs_noise(tmp_path, capsys):
 
 
 def test_fit_releases_exactly_in_forty_dimensions_with_the_rounded_law(tmp_path, capsys):
-    # above 32 features the exact release draws its noise as an exactly rounded continuous vector
+    # above 12 features the exact release draws its noise as an exactly rounded continuous vector
     rng = np.random.default_rng(5)
     names = [f"f{j}" for j in range(40)]
     raw = pd.DataFrame(rng.uniform(0, 1, (300, 40)), columns=names)

@@ -1,7 +1,8 @@
 r"""Exact draws of continuous noise, rounded to the integer lattice: the ℓ2-Laplace noise in any dimension.
 
 The lattice sampler (:func:`pdp_lib.mechanisms.exact_sampling.sample_lattice_l2`) rejects from a product of
-discrete Laplaces and slows like ``exp(0.27 d)``.  This module draws instead the *continuous* vector
+discrete Laplaces and slows like ``exp(0.27 d)``; the release uses it up to ``d = 12``
+(:func:`pdp_lib.mechanisms.lattice.noise_law`) and this module above.  This module draws instead the *continuous* vector
 
 .. math::
 
