@@ -86,10 +86,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``None``: ``fit`` needs ``epsilons``.  Giving both is refused.
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
-        included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure DP with
-        ``noise="l2"``, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
+        included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure or
+        ``(epsilon_i, delta)`` with ``noise="l2"``, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
         holds over the reals only: their outputs' last bits can reveal the centre (Mironov, CCS 2012).
-        Needed, and given explicitly, for ``noise="gaussian"``, ``delta`` and ``lam="auto"``.
+        Needed, and given explicitly, for ``noise="gaussian"`` and ``lam="auto"``.
     fit_intercept : bool, default False
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
@@ -188,9 +188,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                             f"(0, inf), 'pruned' or 'auto'")
         rule = self.lam if isinstance(self.lam, str) else None
         sampler = check_sampler(self.sampler)
-        if sampler == "exact" and (self.noise == "gaussian" or self.delta is not None):
-            need = "noise='gaussian'" if self.noise == "gaussian" else f"delta = {self.delta!r}"
-            _refuse_exact(need)
+        if sampler == "exact" and self.noise == "gaussian":
+            _refuse_exact("noise='gaussian'")
         if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
@@ -281,8 +280,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
 def _refuse_exact(need: str) -> None:
     """Refuse a setting the lattice release is not proved for, in one line naming the way out."""
-    raise ValueError(f"{need} is not allowed with sampler='exact', which is proved for pure DP and the l2 noise "
-                     f"of a fixed or public lam; pass sampler='float' and accept its caveat")
+    raise ValueError(f"{need} is not allowed with sampler='exact', which is proved for the l2 noise of a fixed "
+                     f"or public lam; pass sampler='float' and accept its caveat")
 
 
 def _check_names(estimator, X) -> None:

@@ -36,6 +36,8 @@ def test_fitted_attributes(small_data):
     lattice = lattice_calibration(math.fsum(eps), float(eps.min()), rounds_bound(X.shape[0]), 2.0, X.shape[1])
     assert est.eta_ == lattice.eta and cal.eta * (1 - 2.0**-19) < est.eta_ < cal.eta   # the lattice's eta'
     assert PersonalizedRidge(lam=2.0, random_state=0, sampler="float").fit(X, y, eps).eta_ == cal.eta
+    approximate = PersonalizedRidge(lam=2.0, random_state=0, delta=1e-5).fit(X, y, eps)    # exact, rounded law
+    np.testing.assert_array_equal(approximate.coef_, pdp_op(X, y, eps, 2.0, rng=0, delta=1e-5))
     assert est.n_features_in_ == 3
     assert est.coef_.shape == (3,)
 
@@ -117,8 +119,6 @@ def test_invalid_params_raise_at_fit(small_data):
         PersonalizedRidge(lam="auto").fit(X, y, eps)
     with pytest.raises(ValueError, match=r"noise='gaussian' is not allowed with sampler='exact'"):
         PersonalizedRidge(noise="gaussian", delta=1e-5).fit(X, y, eps)
-    with pytest.raises(ValueError, match=r"delta = 1e-05 is not allowed with sampler='exact'"):
-        PersonalizedRidge(delta=1e-5).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"sampler = 'lattice' is not allowed; use 'exact'"):
         PersonalizedRidge(sampler="lattice").fit(X, y, eps)
     with pytest.raises(ValueError, match=r"B = 0\.0 is outside the allowed range \(0, inf\)"):

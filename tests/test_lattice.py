@@ -167,8 +167,8 @@ def test_bad_input_is_refused_by_name():
     X, y, eps = _problem(n=10, d=2)
     with pytest.raises(ValueError, match=r"sampler = 'Exact' is not allowed; use 'exact'"):
         pdp_lib.pdp_op(X, y, eps, 1.0, sampler="Exact")
-    with pytest.raises(ValueError, match=r"delta = 1e-05 is not allowed with sampler='exact'"):
-        pdp_lib.pdp_op(X, y, eps, 1.0, delta=1e-5)
+    with pytest.raises(ValueError, match=r"law = 'discrete' is not allowed; use one of \['lattice', 'rounded'\]"):
+        lattice.release_from_sums(np.zeros((2, 2)), np.zeros(2), 1.0, 1.0, 1, 1, 1.0, None, 1, law="discrete")
     with pytest.raises(ValueError, match=r"rng = -1 is outside the allowed range"):
         pdp_lib.pdp_op(X, y, eps, 1.0, rng=-1)
     with pytest.raises(ValueError, match=r"lam = 1e-15 is outside the allowed range of the exact release"):
@@ -195,6 +195,35 @@ def test_every_lattice_output_is_reachable_and_an_off_grid_one_is_not():
     off = out.copy()
     off[0, 1] += 2.0**-12                                # half a step: no grid point, no centre produces it
     assert not audit.lattice_reachable(off, (5, -3), 10)[0]
+
+
+@pytest.mark.parametrize("lam, delta", [(1.0, 1e-5), (0.3, 1e-3)])
+def test_with_delta_every_neighbour_stays_within_its_loss_range_and_profile(lam, delta):
+    # (epsilon_i, delta): the sums are weighted by the tolerated loss ranges r_i, and the rounded law is a
+    # function of the continuous mechanism's output, so t ||m - m'|| <= r_i gives delta_i(eps_i) <= delta
+    from pdp_lib.curves import l2_privacy_profile, tolerated_loss_ranges
+
+    X, y, eps = _problem()
+    n, d = X.shape
+    reach = tolerated_loss_ranges(eps, delta, d)
+    assert np.all(reach > eps)                        # the loss ranges exceed the levels: less noise
+    cal = _cal(reach, n, lam, d)
+    assert cal.eta > _cal(eps, n, lam, d).eta
+    float_eta = pdp_lib.calibrate(eps, lam, d, delta=delta).eta
+    assert 1 - 2.0**-15 < cal.eta / float_eta < 1
+    base = _centre(X, y, reach, lam, cal)
+    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = corner[:d], corner[d]
+        other = _centre(X2, y2, reach, lam, cal)
+        sq = sum((a - b) ** 2 for a, b in zip(base, other))
+        assert cal.rate ** 2 * sq <= Fraction(reach[i]) ** 2          # t ||m - m'|| <= r_i, exactly
+        assert l2_privacy_profile(eps[i], d, float(cal.rate) * math.sqrt(sq)) <= delta
+    theta = pdp_lib.pdp_op(X, y, eps, lam, rng=4, delta=delta)
+    G, m, rounds = lattice.weighted_sums(X, y, reach)
+    again, _, _ = lattice.release_from_sums(G, m, math.fsum(reach), float(reach.min()), n, rounds, lam, None, 4,
+                                            law="rounded")
+    assert np.array_equal(theta, again)
 
 
 def test_the_noise_law_switches_to_the_rounded_law_above_12_features():

@@ -468,13 +468,15 @@ def _check_floating_point() -> None:
                            "proof assumes IEEE 754 gradual underflow: restore it (a module may have set FTZ/DAZ)")
 
 
-def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng) -> tuple:
+def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng,
+                      law=None) -> tuple:
     """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
 
     The calibration uses :func:`rounds_bound` of ``n``, so the noise does not depend on the layout of the rows;
     the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
 
-    ``k`` is drawn from the law :func:`noise_law` names for ``d``.  ``theta_hat = gamma (m + k)`` as doubles,
+    ``k`` is drawn from ``law`` (a key of :data:`NOISE_LAWS`), by default the one :func:`noise_law` names for
+    ``d``; ``"rounded"`` is needed for ``(epsilon_i, delta)``, whose levels here are loss ranges.  ``theta_hat = gamma (m + k)`` as doubles,
     correctly rounded (a deterministic function of the lattice point,
     so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
@@ -489,7 +491,10 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     m = lattice_centre(np.asarray(gram, dtype=float), np.asarray(moment, dtype=float), total, lam,
                        cal.step_exponent, alpha=alpha)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    sample = sample_lattice_l2 if noise_law(d) == "lattice" else sample_rounded_l2
+    law = noise_law(d) if law is None else law
+    if law not in NOISE_LAWS:
+        raise ValueError(f"law = {law!r} is not allowed; use one of {sorted(NOISE_LAWS)}")
+    sample = sample_lattice_l2 if law == "lattice" else sample_rounded_l2
     k = sample(cal.rate, d, bits)
     theta = np.array([float(Fraction(a + b) / (1 << cal.step_exponent)) if cal.step_exponent >= 0
                       else float((a + b) << -cal.step_exponent) for a, b in zip(m, k)])

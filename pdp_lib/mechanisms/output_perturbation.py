@@ -308,16 +308,17 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
         release on every machine), or with ``None`` the operating system's cryptographic source.
     delta : None or float, optional
         ``None``: point ``i`` gets ``epsilon_i``-DP.  A number in ``(0, 1)``: ``(epsilon_i, delta)``-DP
-        with the least noise (:func:`calibrate` with ``delta``, its optimal weights); ``sampler="float"``
-        only.
+        with the least noise (:func:`calibrate` with ``delta``, its optimal weights).  With
+        ``sampler="exact"`` the release weights the sums by the tolerated loss ranges ``r_i`` and draws the
+        rounded law in every dimension: a function of the continuous mechanism's output, whose profile
+        the ranges were computed for.
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release (:mod:`pdp_lib.mechanisms.lattice`): ``theta_bar`` solved exactly
         from the floating-point sums, rounded to a grid of step ``2**-g``, plus noise drawn exactly on the
-        grid; the guarantee holds for the computed release.  Its noise parameter ``eta'`` is below ``eta`` by
+        grid; the guarantee holds for the computed release (pure, or ``(epsilon_i, delta)`` with ``delta``).  Its noise parameter ``eta'`` is below ``eta`` by
         the grid's rounding and the sums' rounding bound, both charged to the smallest level
         (:func:`pdp_lib.mechanisms.lattice.lattice_calibration`): by less than ``2**-15`` up to ``10**5`` rows
-        with the book's profiles, by more when the smallest level is far below the others.  Pure DP, any
-        ``d`` (the noise law is named by :func:`pdp_lib.mechanisms.lattice.noise_law`), levels in
+        with the book's profiles, by more when the smallest level is far below the others.  Any ``d`` (the noise law is named by :func:`pdp_lib.mechanisms.lattice.noise_law`), levels in
         ``[2**-1000, inf)`` summing to at most ``2**1000``.  Two releases with the same seed share their noise, so their difference is
         exact: never release two fits made with one seed.
         ``"float"``: the double-precision sampler of the paper's Remark 3.1, whose guarantee holds over the
@@ -370,15 +371,19 @@ def _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta):
 
     from .lattice import release_from_sums, weighted_sums
 
-    if delta is not None:
-        raise ValueError(f"delta = {delta!r} is not allowed with sampler='exact': the lattice release is proved "
-                         f"for pure DP; use delta=None, or sampler='float' and accept its caveat")
     if size is not None:
         raise ValueError("size is not allowed with sampler='exact': one release per call")
     if rng is not None:
         check_rng(rng, rng_name)                      # a bad seed is refused with the argument's name
-    cal = calibrate(eps, lam, X.shape[1], B)
-    gram, moment, rounds = weighted_sums(X, y, eps)
-    theta, lat, _ = release_from_sums(gram, moment, math.fsum(eps), float(eps.min()), X.shape[0], rounds, lam, B,
-                                      rng)
-    return theta, Calibration(weights=cal.weights, eta=lat.eta, B=cal.B, theorem=cal.theorem)
+    cal = calibrate(eps, lam, X.shape[1], B, delta=delta)
+    levels, law = eps, None
+    if delta is not None:
+        # (epsilon_i, delta): point i tolerates the loss range r_i of the continuous l2 mechanism (public, from
+        # below); the rounded law is a function of that mechanism's output, so r_i plays the level's part
+        from ..curves import tolerated_loss_ranges
+
+        levels, law = tolerated_loss_ranges(eps, cal.delta, X.shape[1]), "rounded"
+    gram, moment, rounds = weighted_sums(X, y, levels)
+    theta, lat, _ = release_from_sums(gram, moment, math.fsum(levels), float(levels.min()), X.shape[0], rounds, lam,
+                                      B, rng, law=law)
+    return theta, Calibration(weights=cal.weights, eta=lat.eta, B=cal.B, theorem=cal.theorem, delta=cal.delta)
