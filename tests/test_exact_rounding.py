@@ -90,6 +90,25 @@ def test_the_rounded_sampler_has_a_gamma_radius_and_a_uniform_direction(d, draws
     assert np.mean(K[:, 0] > 0) == pytest.approx(0.5, abs=4 * 0.5 / math.sqrt(draws))
 
 
+@pytest.mark.parametrize("t", [Fraction(50), Fraction(10**12), Fraction(1, 10**9), Fraction(1, 2**60),
+                               Fraction(1, 3), Fraction(7, 5)])
+def test_the_rounding_is_that_of_the_reals_drawn_to_a_thousand_bits(t):
+    # an independent recomputation: every lazy real drawn on to 1000 bits, U_j from their low ends in rational
+    # arithmetic (a square root to 1000 bits), rounded; the interval at 1000 bits is far below any cell's width
+    bits = RandomBits(int(t.denominator % 997) + 11)
+    for d in (1, 2, 3, 5, 40):
+        radius = [er.exponential(bits) for _ in range(d)]
+        direction = [er.normal(bits) for _ in range(d)]
+        k = er._rounded(radius, direction, t, bits)
+        for v in radius + direction:
+            v.extend(1000, bits)
+        S = sum(v.interval()[0] for v in radius)
+        g = [v.sign * v.interval()[0] for v in direction]
+        q = sum(x * x for x in g)
+        norm = Fraction(math.isqrt(int(q * 4**1000)), 2**1000)
+        assert k == tuple(round(S * x / (t * norm)) for x in g)
+
+
 def test_the_same_seed_gives_the_same_draws_on_every_machine():
     # integer arithmetic on the raw 64-bit words of PCG64(2026): no rounding anywhere
     bits = RandomBits(2026)
@@ -111,6 +130,11 @@ def test_bad_input_is_refused_by_name():
         er.sample_rounded_l2(0, 2, bits)
     with pytest.raises(ValueError, match=r"d = 0 is outside the allowed range"):
         er.sample_rounded_l2(Fraction(1), 0, bits)
+    with pytest.raises(ValueError, match=r"t = inf is outside the allowed range \(0, inf\)"):
+        er.sample_rounded_l2(float("inf"), 2, bits)
+    for bad in (True, "1/2", None):
+        with pytest.raises(TypeError, match=r"t must be a rational or a real number, got"):
+            er.sample_rounded_l2(bad, 2, bits)
 
 
 STORED_DRAWS = [(1417, -284, 1237), (-1668, 2609, -847)]

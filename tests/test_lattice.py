@@ -243,6 +243,20 @@ def test_the_certified_centre_equals_the_exact_solve(d, lam):
             assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == lattice.lattice_centre(G, m, S, lam, g)
 
 
+@pytest.mark.parametrize("lam", [1e-6, 1e-11])
+def test_the_certified_centre_equals_the_exact_solve_on_ill_conditioned_rows(lam):
+    # near-collinear rows and a tiny lam: the refined solution may fail to decide (then Bareiss decides), but it
+    # never decides wrongly, up to a step of 2**-80
+    rng = np.random.default_rng(12)
+    base = rng.random(6) / math.sqrt(6)
+    X = np.clip(base + 1e-4 * rng.standard_normal((300, 6)), 0, 1 / math.sqrt(6))
+    y, eps = rng.uniform(-1, 1, 300), rng.choice([0.1, 1.0], 300)
+    G, m, S = _sums(X, y, eps)
+    alpha = lattice.sums_rounding_bound(lattice.rounds_bound(300), 6, eps.min())
+    for g in (20, 60, 80):
+        assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == lattice.lattice_centre(G, m, S, lam, g)
+
+
 def test_the_certified_centre_falls_back_to_the_exact_solve_on_a_tie():
     # theta~ = 3/2 exactly at the step 1: the interval always holds the tie, so Bareiss decides (ties to even)
     G, m = np.zeros((1, 1)), np.array([1.5])

@@ -3,7 +3,10 @@ r"""The lattice release audited: which outputs a centre can produce, the exact l
 On the lattice the output :math:`y = \gamma j` (``j`` an integer vector) has probability proportional to
 :math:`\exp(-t\|j - m\|_2)` from the centre ``m``, positive for every ``j``: no output is ever ruled out.  The
 log-likelihood ratio of two centres is :math:`t(\|j - m'\| - \|j - m\|) \le t\|m - m'\|`, with equality at
-``j = m``, so :math:`t\|m - m'\|` *is* the pair's exact privacy loss.  Used in the book's chapter *What the
+``j = m``, so :math:`t\|m - m'\|` *is* the pair's exact privacy loss.  Under the rounded law (above ``d = 12``,
+or with ``delta``; :func:`pdp_lib.mechanisms.lattice.noise_law`) every output still has positive probability,
+and :math:`t\|m - m'\|` bounds the pair's loss (post-processing of the continuous mechanism), approached by
+outputs far out along ``m - m'``.  Used in the book's chapter *What the
 guarantee does not cover* (``book/limits.ipynb``), section *A release that keeps its promise in floating
 point*.
 """
@@ -16,11 +19,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..mechanisms.exact_rounding import sample_rounded_l2
 from ..mechanisms.exact_sampling import RandomBits, sample_lattice_l2
 from ..mechanisms.lattice import (
     LatticeCalibration,
     lattice_calibration,
     lattice_centre,
+    noise_law,
     rounds_bound,
     weighted_sums,
 )
@@ -45,13 +50,17 @@ def lattice_reachable(outputs, centre, step_exponent: int) -> np.ndarray:
 
 
 def lattice_draws(centre, rate, step_exponent: int, size: int, rng=None) -> np.ndarray:
-    """``size`` releases ``gamma (m + K)`` around the lattice centre ``m``: shape ``(size, d)``."""
+    """``size`` releases ``gamma (m + K)`` around the lattice centre ``m``: shape ``(size, d)``.
+
+    ``K`` is drawn from the law the release uses in dimension ``d`` (:func:`pdp_lib.mechanisms.lattice.noise_law`).
+    """
     size = check_count(size, "size")
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     d = len(centre)
+    sample = sample_lattice_l2 if noise_law(d) == "lattice" else sample_rounded_l2
     out = np.empty((size, d))
     for r in range(size):
-        k = sample_lattice_l2(rate, d, bits)
+        k = sample(rate, d, bits)
         out[r] = [math.ldexp(float(a + b), -step_exponent) for a, b in zip(centre, k)]
     return out
 
@@ -80,7 +89,8 @@ class LatticePair:
 
 
 def lattice_pair(X_a, y_a, X_b, y_b, epsilons, lam, B=None) -> LatticePair:
-    """The lattice centres of two tables with the same levels, and their pair's exact loss."""
+    """The lattice centres of two tables with the same levels, and their pair's exact loss (a bound on it under the
+    rounded law)."""
     from ..mechanisms.output_perturbation import calibrate, weighted_ridge
 
     X_a, y_a, eps, lam = check_problem(X_a, y_a, epsilons, lam)

@@ -43,7 +43,7 @@ import math
 from fractions import Fraction
 
 from ..validation import check_dimension
-from .exact_sampling import RandomBits
+from .exact_sampling import RandomBits, check_rate
 
 __all__ = ["LazyReal", "exponential", "normal", "sample_rounded_l2", "initial_precision", "CHUNK_BITS"]
 
@@ -195,13 +195,16 @@ def sample_rounded_l2(t, d: int, bits: RandomBits) -> tuple:
     :math:`|U_j| = S |G_j| / (t \|G\|)` lies in an interval with rational ends.  Where an interval holds a
     half-integer, every lazy real draws :data:`CHUNK_BITS` more bits, for all coordinates alike.
     """
-    t = Fraction(t)
-    if not t > 0:
-        raise ValueError(f"t = {t} is outside the allowed range (0, inf)")
+    t = check_rate(t)
     d = check_dimension(d)
     radius = [exponential(bits) for _ in range(d)]
     direction = [normal(bits) for _ in range(d)]
-    p = initial_precision(t, d)
+    return _rounded(radius, direction, t, bits)
+
+
+def _rounded(radius: list, direction: list, t: Fraction, bits: RandomBits) -> tuple:
+    """``round(U)`` for the lazy reals drawn: more bits for all of them until every coordinate is certain."""
+    p = initial_precision(t, len(radius))
     while True:
         for v in radius + direction:
             v.extend(p, bits)

@@ -24,6 +24,7 @@ the running time.
 from __future__ import annotations
 
 import math
+import numbers
 import secrets
 from fractions import Fraction
 
@@ -31,7 +32,7 @@ import numpy as np
 
 from ..validation import check_dimension, check_rng
 
-__all__ = ["RandomBits", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
+__all__ = ["RandomBits", "check_rate", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
            "MAX_EXACT_DIMENSION"]
 
 MAX_EXACT_DIMENSION = 32
@@ -51,6 +52,18 @@ def check_exact_dimension(d) -> int:
                          f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
                          f"(sampler='float', --sampler float) and accept its caveat")
     return d
+
+
+def check_rate(t) -> Fraction:
+    """Validate a sampler's rate: a rational or a finite real ``> 0`` (not a bool), as an exact Fraction."""
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real):
+        raise TypeError(f"t must be a rational or a real number, got {type(t).__name__} {t!r}")
+    if not isinstance(t, numbers.Rational) and not math.isfinite(t):
+        raise ValueError(f"t = {t!r} is outside the allowed range (0, inf)")
+    t = Fraction(t)
+    if not t > 0:
+        raise ValueError(f"t = {t} is outside the allowed range (0, inf)")
+    return t
 
 
 class RandomBits:
@@ -220,9 +233,7 @@ def sample_lattice_l2(t, d: int, bits: RandomBits) -> tuple:
     t/\sqrt d`, the ratio of the target to the proposal, :math:`\exp(-(t\|k\|_2 - \|k\|_1/N))`, is at most
     1 and is the acceptance probability: the accepted ``k`` has the target law exactly.
     """
-    t = Fraction(t)
-    if not t > 0:
-        raise ValueError(f"t = {t} is outside the allowed range (0, inf)")
+    t = check_rate(t)
     d = check_exact_dimension(d)
     N = proposal_scale(t, d)
     while True:

@@ -356,7 +356,10 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
     (:func:`accumulation_error`), a floating-point solution refined against the exact residual is tried
     first (:func:`_certified_round`); it is used only where its proved error interval decides every
     coordinate's rounding, and otherwise (or without ``alpha``) the system is solved exactly by Bareiss's
-    elimination (:func:`_solve_exact`).  Both give the same ``m``.
+    elimination (:func:`_solve_exact`).  Both give the same ``m`` when ``gram`` and ``moment`` are the sums of
+    rows of the domain (features in ``[0, 1]``), which ``alpha``'s bound assumes; on other matrices (one not
+    within ``alpha`` of a positive semi-definite one) the first path can be wrong, so give ``alpha`` only for
+    such sums.  Which path runs depends on the data (a near-tie goes to elimination): the time is not covered.
 
     Parameters
     ----------
@@ -471,6 +474,10 @@ def _check_floating_point() -> None:
 def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng,
                       law=None) -> tuple:
     """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
+
+    ``gram`` and ``moment`` must be :func:`weighted_sums` (or their streamed merges) of rows of the domain,
+    validated by the caller (:func:`pdp_lib.validation.check_problem`, :class:`pdp_lib.io.streaming.Sums`): the
+    guarantee and the certified centre (:func:`lattice_centre`) assume it.
 
     The calibration uses :func:`rounds_bound` of ``n``, so the noise does not depend on the layout of the rows;
     the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
