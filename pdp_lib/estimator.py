@@ -87,9 +87,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
         included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure or
-        ``(epsilon_i, delta)`` with ``noise="l2"``, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
+        ``(epsilon_i, delta)``, with either noise, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
         holds over the reals only: their outputs' last bits can reveal the centre (Mironov, CCS 2012).
-        Needed, and given explicitly, for ``noise="gaussian"`` and ``lam="auto"``.
+        Needed, and given explicitly, for ``lam="auto"``.
     fit_intercept : bool, default False
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
@@ -188,8 +188,6 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                             f"(0, inf), 'pruned' or 'auto'")
         rule = self.lam if isinstance(self.lam, str) else None
         sampler = check_sampler(self.sampler)
-        if sampler == "exact" and self.noise == "gaussian":
-            _refuse_exact("noise='gaussian'")
         if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
@@ -199,7 +197,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             return self._fit_pruned(X, y, epsilons)
         if self.noise == "gaussian":
             self.coef_, cal = _run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
-                                            rng_name="random_state")
+                                            rng_name="random_state", sampler=sampler)
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
             self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
@@ -218,7 +216,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                                B=self.B)
         if self.noise == "gaussian":
             self.coef_, cal = _run_gaussian(X, y, eps, choice.lam, self.delta, self.B, self.random_state,
-                                            rng_name="random_state")
+                                            rng_name="random_state", sampler=self.sampler)
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
             self.coef_, cal = _run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,

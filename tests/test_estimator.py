@@ -117,8 +117,6 @@ def test_invalid_params_raise_at_fit(small_data):
         PersonalizedRidge(lam=-1.0).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"lam='auto' is not allowed with sampler='exact'.*pass sampler='float'"):
         PersonalizedRidge(lam="auto").fit(X, y, eps)
-    with pytest.raises(ValueError, match=r"noise='gaussian' is not allowed with sampler='exact'"):
-        PersonalizedRidge(noise="gaussian", delta=1e-5).fit(X, y, eps)
     with pytest.raises(ValueError, match=r"sampler = 'lattice' is not allowed; use 'exact'"):
         PersonalizedRidge(sampler="lattice").fit(X, y, eps)
     with pytest.raises(ValueError, match=r"B = 0\.0 is outside the allowed range \(0, inf\)"):

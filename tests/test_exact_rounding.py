@@ -43,7 +43,10 @@ def _cell_probabilities_1d(t, radius):
 
 
 def _cell_probabilities_2d(t, radius):
-    """``P(K = k)`` for ``|k|_inf <= radius`` in d = 2, each cell integrated numerically (density ``t^2/2pi e^{-t r}``)."""
+    """``P(K = k)`` for ``|k|_inf <= radius`` in d = 2, each cell integrated numerically.
+
+    The density is ``t^2 / (2 pi) exp(-t r)``.
+    """
     cells, p = [], []
     for a in range(-radius, radius + 1):
         for b in range(-radius, radius + 1):
@@ -109,11 +112,38 @@ def test_the_rounding_is_that_of_the_reals_drawn_to_a_thousand_bits(t):
         assert k == tuple(round(S * x / (t * norm)) for x in g)
 
 
+def test_the_rounded_gaussian_has_the_cell_law():
+    # P(K = k) = Phi((k + 1/2) t) - Phi((k - 1/2) t) for K = round(G / t)
+    t = Fraction(2, 5)
+    k = np.arange(-12, 13)
+    p = stats.norm.cdf((k + 0.5) * float(t)) - stats.norm.cdf((k - 0.5) * float(t))
+    cells = [(int(v),) for v in k]
+    bits = RandomBits(404)
+    draws = [er.sample_rounded_gaussian(t, 1, bits) for _ in range(20_000)]
+    assert _chi_square(draws, cells, p) > 1e-3
+    wrong = [er.sample_rounded_gaussian(t * Fraction(11, 10), 1, bits) for _ in range(20_000)]
+    assert _chi_square(wrong, cells, p) < 1e-6          # the test sees a scale 10% off
+    many = [er.sample_rounded_gaussian(Fraction(1, 10**12), 30, bits) for _ in range(400)]
+    z = np.array(many, dtype=float).ravel() * 1e-12     # rounding moves each by at most 5e-13
+    assert stats.kstest(z, stats.norm.cdf).pvalue > 1e-3
+
+
+def test_the_gaussian_rounding_is_that_of_the_reals_drawn_to_a_thousand_bits():
+    bits = RandomBits(55)
+    for t in (Fraction(50), Fraction(1, 3), Fraction(1, 2**60)):
+        normals = [er.normal(bits) for _ in range(20)]
+        k = er._rounded_gaussian(normals, t, bits)
+        for v in normals:
+            v.extend(1000, bits)
+        assert k == tuple(round(v.sign * v.interval()[0] / t) for v in normals)
+
+
 def test_the_same_seed_gives_the_same_draws_on_every_machine():
     # integer arithmetic on the raw 64-bit words of PCG64(2026): no rounding anywhere
     bits = RandomBits(2026)
     draws = [er.sample_rounded_l2(Fraction(1, 1000), 3, bits) for _ in range(2)]
     wide = er.sample_rounded_l2(Fraction(1, 1000), 40, bits)
+    assert er.sample_rounded_gaussian(Fraction(1, 1000), 3, bits) == STORED_GAUSSIAN
     assert draws == STORED_DRAWS
     assert (sum(wide), max(wide), min(wide)) == STORED_WIDE
     assert bits.used == STORED_BITS
@@ -139,4 +169,5 @@ def test_bad_input_is_refused_by_name():
 
 STORED_DRAWS = [(1417, -284, 1237), (-1668, 2609, -847)]
 STORED_WIDE = (52233, 11628, -16409)
-STORED_BITS = 21462
+STORED_BITS = 23037
+STORED_GAUSSIAN = (-1520, 324, 1078)

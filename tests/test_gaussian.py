@@ -72,8 +72,8 @@ def test_the_grey_box_check_same_seed_on_a_worst_pair():
     cal = gaussian_calibration(eps, lam, 3, delta)
     found = audit.worst_neighbour(X, y, cal.weights, lam, i, pair=True, rng=0)
     X_a, y_a, X_b, y_b = audit.worst_pair_datasets(X, y, found, i)
-    out_a = gaussian_mechanism(X_a, y_a, eps, lam, delta, rng=11)
-    out_b = gaussian_mechanism(X_b, y_b, eps, lam, delta, rng=11)
+    out_a = gaussian_mechanism(X_a, y_a, eps, lam, delta, rng=11, sampler="float")
+    out_b = gaussian_mechanism(X_b, y_b, eps, lam, delta, rng=11, sampler="float")
     gap = pdp_lib.weighted_ridge(X_a, y_a, cal.weights, lam) - pdp_lib.weighted_ridge(X_b, y_b, cal.weights, lam)
     np.testing.assert_allclose(out_a - out_b, gap, rtol=0, atol=1e-14)
     assert np.linalg.norm(gap) / cal.sigma <= largest_gaussian_mu(eps[i], delta)
@@ -155,8 +155,11 @@ def test_the_estimator_runs_either_noise():
     X, y = _data(50, 3)
     eps = _levels(50, seed=14)
     est = pdp_lib.PersonalizedRidge(lam=1.0, noise="gaussian", delta=1e-5, random_state=4, sampler="float").fit(X, y, eps)
-    np.testing.assert_array_equal(est.coef_, gaussian_mechanism(X, y, eps, 1.0, 1e-5, rng=4))
+    np.testing.assert_array_equal(est.coef_, gaussian_mechanism(X, y, eps, 1.0, 1e-5, rng=4, sampler="float"))
     assert np.isnan(est.eta_) and est.sigma_ > 0
+    exact = pdp_lib.PersonalizedRidge(lam=1.0, noise="gaussian", delta=1e-5, random_state=4).fit(X, y, eps)
+    np.testing.assert_array_equal(exact.coef_, gaussian_mechanism(X, y, eps, 1.0, 1e-5, rng=4))
+    assert est.sigma_ < exact.sigma_ < est.sigma_ * (1 + 2.0**-15)      # the lattice's sigma' = 1/eta', from above
     l2 = pdp_lib.PersonalizedRidge(lam=1.0, delta=1e-5, random_state=4, sampler="float").fit(X, y, eps)
     np.testing.assert_array_equal(l2.coef_, pdp_lib.pdp_op(X, y, eps, 1.0, rng=4, delta=1e-5, sampler="float"))
     assert np.isnan(l2.sigma_)
@@ -192,3 +195,44 @@ def test_a_continuum_of_levels_is_calibrated_on_the_safe_side():
     paper = calibrate(eps, lam, d, delta=delta, weighting="epsilon").eta
     exact = calibrate(eps, lam, d).eta * least_stretch(eps, delta, d)
     assert exact / 1.012 <= paper <= exact                            # measured: within 1.2% of exact
+
+
+@pytest.mark.parametrize("lam, delta", [(1.0, 1e-5), (0.3, 1e-3)])
+def test_the_lattice_gaussian_keeps_every_corner_pair_within_its_distance_and_profile(lam, delta):
+    # the exact release: sums weighted by mu*_i, sigma' = 1/eta', noise round(Z / gamma); the centres of every
+    # corner neighbour are within mu*_i in units of the noise's standard deviation, exactly
+    import itertools
+    from fractions import Fraction
+
+    from pdp_lib.curves import tolerated_gaussian_mus
+    from pdp_lib.mechanisms import lattice
+
+    X, y = _data(8, 2)
+    eps = _levels(8, seed=6)
+    reach = tolerated_gaussian_mus(eps, delta)
+    pair = None
+    for i, corner in itertools.product(range(8), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = corner[:2], corner[2]
+        pair = audit.lattice_pair(X, y, X2, y2, reach, lam)
+        assert audit.pair_loss_within(pair, reach[i])                    # t ||m - m'|| <= mu*_i, exactly
+        assert gaussian_privacy_profile(eps[i], pair.loss) <= delta
+    theta = gaussian_mechanism(X, y, eps, lam, delta, rng=3)
+    units = np.ldexp(theta, pair.calibration.step_exponent)
+    assert np.array_equal(units, np.round(units))                        # on the grid
+    G, m, rounds = lattice.weighted_sums(X, y, reach)
+    again, _, _ = lattice.release_from_sums(G, m, float(np.sum(reach)), float(reach.min()), 8, rounds, lam, None, 3,
+                                            law="gaussian")
+    assert np.array_equal(theta, again)
+    float_sigma = gaussian_calibration(eps, lam, 2, delta).sigma
+    assert Fraction(float_sigma) < 1 / Fraction(pair.calibration.eta) < Fraction(float_sigma) * (1 + Fraction(1, 2**15))
+
+
+def test_the_lattice_gaussian_refuses_what_it_is_not_proved_for():
+    X, y = _data(8, 2)
+    eps = _levels(8, seed=6)
+    with pytest.raises(ValueError, match=r"weighting = 'epsilon' is not allowed with sampler='exact'"):
+        gaussian_mechanism(X, y, eps, 1.0, 1e-5, weighting="epsilon")
+    with pytest.raises(ValueError, match=r"delta = 0.0 is outside the allowed range \(0, 1\)"):
+        gaussian_mechanism(X, y, eps, 1.0, 0.0)
+    gaussian_mechanism(X, y, eps, 1.0, 1e-5, weighting="epsilon", sampler="float")     # the float one allows it

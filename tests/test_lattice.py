@@ -167,7 +167,8 @@ def test_bad_input_is_refused_by_name():
     X, y, eps = _problem(n=10, d=2)
     with pytest.raises(ValueError, match=r"sampler = 'Exact' is not allowed; use 'exact'"):
         pdp_lib.pdp_op(X, y, eps, 1.0, sampler="Exact")
-    with pytest.raises(ValueError, match=r"law = 'discrete' is not allowed; use one of \['lattice', 'rounded'\]"):
+    with pytest.raises(ValueError,
+                       match=r"law = 'discrete' is not allowed; use one of \['gaussian', 'lattice', 'rounded'\]"):
         lattice.release_from_sums(np.zeros((2, 2)), np.zeros(2), 1.0, 1.0, 1, 1, 1.0, None, 1, law="discrete")
     with pytest.raises(ValueError, match=r"rng = -1 is outside the allowed range"):
         pdp_lib.pdp_op(X, y, eps, 1.0, rng=-1)

@@ -9,7 +9,8 @@
 ``exact_sampling``       exact draws from uniform bits: Bernoulli(exp(-x)), the discrete Laplace, exp(-t||k||)
                          on the integer lattice
 ``exact_rounding``       exact draws of Exp(1) and N(0, 1) as lazily refined reals, and the continuous
-                         exp(-t||u||) noise rounded exactly to the integer lattice, in any dimension
+                         exp(-t||u||) and Gaussian noises rounded exactly to the integer lattice, in any
+                         dimension
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

@@ -45,7 +45,8 @@ from fractions import Fraction
 from ..validation import check_dimension
 from .exact_sampling import RandomBits, check_rate
 
-__all__ = ["LazyReal", "exponential", "normal", "sample_rounded_l2", "initial_precision", "CHUNK_BITS"]
+__all__ = ["LazyReal", "exponential", "normal", "sample_rounded_l2", "sample_rounded_gaussian", "initial_precision",
+           "CHUNK_BITS"]
 
 CHUNK_BITS = 32
 """Bits added to a lazy real's fraction at each refinement."""
@@ -233,3 +234,49 @@ def _round_all(radius: list, direction: list, t: Fraction, p: int):
             return None
         out.append(v.sign * k)
     return tuple(out)
+
+
+def sample_rounded_gaussian(t, d: int, bits: RandomBits) -> tuple:
+    r"""One exact draw ``K = round(G / t)``, ``G ~ N(0, I_d)``: Gaussian noise of standard deviation ``1/t``, rounded.
+
+    The Gaussian counterpart of :func:`sample_rounded_l2`, for the release of the personalized Gaussian
+    mechanism on the lattice (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`): ``m + K =
+    round(m + G/t)`` is a function of the Gaussian mechanism's output at the centre ``m``.  Each ``G_j`` is a
+    lazy real (:func:`normal`); ``|G_j| / t`` lies in ``[g, g + 1] tq / (tp 2**p)`` for ``t = tp/tq``, refined
+    until it is inside one open interval ``(k - 1/2, k + 1/2)``.
+
+    Parameters
+    ----------
+    t : fractions.Fraction or int
+        The inverse standard deviation per lattice step, rational and ``> 0``.
+    d : int
+        The dimension, ``>= 1``.
+    bits : RandomBits
+        The source of uniform bits.
+
+    Returns
+    -------
+    tuple of int
+    """
+    t = check_rate(t)
+    d = check_dimension(d)
+    return _rounded_gaussian([normal(bits) for _ in range(d)], t, bits)
+
+
+def _rounded_gaussian(direction: list, t: Fraction, bits: RandomBits) -> tuple:
+    """``round(G_j / t)`` for the lazy normals drawn: more bits for all of them until every coordinate is certain."""
+    p = CHUNK_BITS + math.ceil(4 / t).bit_length()
+    tp, tq = t.numerator, t.denominator
+    while True:
+        for v in direction:
+            v.extend(p, bits)
+        out = []
+        for v in direction:
+            g = v.scaled(p)
+            k = _round_interval(g * tq, tp << p, (g + 1) * tq, tp << p)
+            if k is None:
+                break
+            out.append(v.sign * k)
+        else:
+            return tuple(out)
+        p += CHUNK_BITS

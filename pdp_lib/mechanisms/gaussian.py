@@ -14,7 +14,9 @@ with :math:`\sigma = c_\lambda / \sum_j \mu^*_j`.  They are not proportional to
 :math:`\varepsilon_i`: :math:`\mu^*` grows more slowly than :math:`\varepsilon`.
 
 Derived, with the proof of the per-point guarantee, in the book's chapter *PDP-OP under approximate
-DP* (``book/approximate.ipynb``).
+DP* (``book/approximate.ipynb``).  The default release is on a lattice, exact in floating point
+(``sampler="exact"``, :func:`_run_gaussian_lattice`; chapter *What the guarantee does not cover*, section *A
+release that keeps its promise in floating point*).
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ def gaussian_calibration(epsilons, lam, d, delta, B=None, *, weighting="optimal"
     return GaussianCalibration(weights=weights, sigma=float(sigma), B=float(B_used), delta=delta, mu=mu)
 
 
-def gaussian_mechanism(X, y, epsilons, lam, delta, B=None, rng=None, *, weighting="optimal") -> np.ndarray:
+def gaussian_mechanism(X, y, epsilons, lam, delta, B=None, rng=None, *, weighting="optimal",
+                       sampler="exact") -> np.ndarray:
     r"""The personalized Gaussian mechanism: ``theta_bar + N(0, sigma^2 I)``, point ``i`` ``(epsilon_i, delta)``-DP.
 
     The same interface as :func:`pdp_lib.pdp_op`, with ``delta`` required.
@@ -121,19 +124,34 @@ def gaussian_mechanism(X, y, epsilons, lam, delta, B=None, rng=None, *, weightin
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.
     weighting : {"optimal", "epsilon"}, default "optimal"
-        As in :func:`gaussian_calibration`.
+        As in :func:`gaussian_calibration`; ``"optimal"`` only with ``sampler="exact"``.
+    sampler : {"exact", "float"}, default "exact"
+        ``"exact"``: the lattice release (:mod:`pdp_lib.mechanisms.lattice`): the sums weighted by
+        ``mu*_i``, the centre solved exactly and rounded to the grid of step ``gamma``, plus
+        ``gamma round(Z / gamma)`` with ``Z ~ N(0, sigma'^2 I)`` drawn exactly
+        (:func:`pdp_lib.mechanisms.exact_rounding.sample_rounded_gaussian`), a function of the Gaussian
+        mechanism's output at the rounded centre; ``sigma' = 1/eta'`` of
+        :func:`pdp_lib.mechanisms.lattice.lattice_calibration` with the levels ``mu*_i``, above ``sigma`` by
+        the grid's and the sums' rounding.  ``"float"``: ``N(0, sigma^2)`` in double precision, exact only over
+        the reals.
 
     Returns
     -------
     numpy.ndarray of shape (d,)
     """
-    return _run_gaussian(X, y, epsilons, lam, delta, B, rng, weighting=weighting)[0]
+    return _run_gaussian(X, y, epsilons, lam, delta, B, rng, weighting=weighting, sampler=sampler)[0]
 
 
-def _run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, weighting="optimal"):
+def _run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, weighting="optimal",
+                  sampler="float"):
     """Validate, calibrate and run the mechanism: ``(theta_hat, calibration)``; ``size`` draws share ``theta_bar``."""
+    from .lattice import check_sampler
+
+    sampler = check_sampler(sampler)
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]
+    if sampler == "exact":
+        return _run_gaussian_lattice(X, y, eps, lam, delta, B, rng, rng_name, size, weighting)
     gen = check_rng(rng, rng_name)
     cal = gaussian_calibration(eps, lam, d, delta, B, weighting=weighting)
     theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
@@ -141,3 +159,39 @@ def _run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None,
         return theta_bar + cal.sigma * gen.standard_normal(d), cal
     size = check_count(size, "size", minimum=0)
     return theta_bar + cal.sigma * gen.standard_normal((size, d)), cal
+
+
+def _run_gaussian_lattice(X, y, eps, lam, delta, B, rng, rng_name, size, weighting):
+    r"""The Gaussian mechanism on the lattice, for validated inputs: ``(theta_hat, GaussianCalibration)``.
+
+    With the levels :math:`\mu^*_i`, :func:`pdp_lib.mechanisms.lattice.lattice_calibration` gives
+    :math:`\eta' \le (c/M + s/\mu^*_\min)^{-1}`, :math:`M = \sum_j \mu^*_j` and ``s`` the rounding's spread; so
+    :math:`\sigma' = 1/\eta'` keeps every point's distance between centres, :math:`w_i c + s` with
+    :math:`w_i = \mu^*_i/M`, within :math:`\mu^*_i \sigma'`, and the noise per lattice step has standard
+    deviation ``1/t`` with ``t = eta' gamma``.
+    """
+    import math
+    from fractions import Fraction
+
+    from .lattice import release_from_sums, weighted_sums
+
+    if size is not None:
+        raise ValueError("size is not allowed with sampler='exact': one release per call")
+    if check_weighting(weighting) != "optimal":
+        raise ValueError(f"weighting = {weighting!r} is not allowed with sampler='exact', whose calibration uses "
+                         f"the optimal weights mu*_i; use weighting='optimal', or sampler='float' and accept its "
+                         f"caveat")
+    if rng is not None:
+        check_rng(rng, rng_name)                      # a bad seed is refused with the argument's name
+    cal = gaussian_calibration(eps, lam, X.shape[1], delta, B)
+    reach = tolerated_gaussian_mus(eps, cal.delta)
+    gram, moment, rounds = weighted_sums(X, y, reach)
+    theta, lat, _ = release_from_sums(gram, moment, math.fsum(reach), float(reach.min()), X.shape[0], rounds, lam, B,
+                                      rng, law="gaussian")
+    exact_sigma = 1 / Fraction(lat.eta)
+    sigma = float(exact_sigma)
+    if Fraction(sigma) < exact_sigma:
+        sigma = math.nextafter(sigma, math.inf)             # the standard deviation used, from above
+    mu = np.array(cal.mu) * cal.sigma / sigma               # w_i c / sigma', the rounding's spread aside
+    mu.setflags(write=False)
+    return theta, GaussianCalibration(weights=cal.weights, sigma=sigma, B=cal.B, delta=cal.delta, mu=mu)

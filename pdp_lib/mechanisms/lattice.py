@@ -34,12 +34,13 @@ import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
 from ..validation import check_dimension, check_positive
-from .exact_rounding import sample_rounded_l2
+from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
 from .exact_sampling import RandomBits, sample_lattice_l2
 
 __all__ = ["LatticeCalibration", "check_sampler", "noise_law", "NOISE_LAWS", "weighted_sums", "merged_rounds",
-           "LATTICE_LAW_DIMENSION", "rounds_bound", "unit_roundoff_gamma", "accumulation_error", "lattice_calibration", "lattice_centre",
-           "integer_system", "sums_rounding_bound", "release_from_sums", "SAMPLERS", "BLOCK_ROWS"]
+           "LATTICE_LAW_DIMENSION", "rounds_bound", "unit_roundoff_gamma", "accumulation_error",
+           "lattice_calibration", "lattice_centre", "integer_system", "sums_rounding_bound", "release_from_sums",
+           "SAMPLERS", "BLOCK_ROWS"]
 
 SAMPLERS = ("exact", "float")
 """``"exact"``: the lattice release of this module.  ``"float"``: the floating-point ℓ2-Laplace sampler of
@@ -60,6 +61,7 @@ NOISE_LAWS = {
                "Steinke, NeurIPS 2020, for the coins)",
     "rounded": "k = round(u), u of density proportional to exp(-t ||u||) on R^d, a sum of d Exp(1) draws over t "
                "times a direction of N(0, 1) draws, each a lazily refined exact real, rounded exactly",
+    "gaussian": "k = round(g / t), g of N(0, I_d), each coordinate a lazily refined exact real, rounded exactly",
 }
 """The two laws of the lattice release's noise ``K``, by name: what the model file says of each."""
 
@@ -483,7 +485,9 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     the sums' own ``rounds`` must not exceed it (a function of the layout only, checked).
 
     ``k`` is drawn from ``law`` (a key of :data:`NOISE_LAWS`), by default the one :func:`noise_law` names for
-    ``d``; ``"rounded"`` is needed for ``(epsilon_i, delta)``, whose levels here are loss ranges.  ``theta_hat = gamma (m + k)`` as doubles,
+    ``d``; ``"rounded"`` is needed for ``(epsilon_i, delta)``, whose levels here are loss ranges, and
+    ``"gaussian"`` releases the Gaussian mechanism, whose levels are the tolerated distances ``mu*_i`` and whose
+    standard deviation is ``1 / eta'``.  ``theta_hat = gamma (m + k)`` as doubles,
     correctly rounded (a deterministic function of the lattice point,
     so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
@@ -501,7 +505,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     law = noise_law(d) if law is None else law
     if law not in NOISE_LAWS:
         raise ValueError(f"law = {law!r} is not allowed; use one of {sorted(NOISE_LAWS)}")
-    sample = sample_lattice_l2 if law == "lattice" else sample_rounded_l2
+    sample = {"lattice": sample_lattice_l2, "rounded": sample_rounded_l2, "gaussian": sample_rounded_gaussian}[law]
     k = sample(cal.rate, d, bits)
     theta = np.array([float(Fraction(a + b) / (1 << cal.step_exponent)) if cal.step_exponent >= 0
                       else float((a + b) << -cal.step_exponent) for a, b in zip(m, k)])
