@@ -105,7 +105,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         The column names of a ``DataFrame`` given to ``fit`` (absent otherwise); ``predict`` refuses
         columns that differ in names or order.
     weights_ : numpy.ndarray of shape (n,)
-        ``w_i = epsilon_i / sum_j epsilon_j``.
+        ``w_i = epsilon_i / sum_j epsilon_j``; with ``delta``, the optimal weights of the chosen noise
+        (``r_i / sum_j r_j``, ``mu*_i / sum_j mu*_j``).
     eta_ : float
         The noise parameter used (``noise="l2"``); ``nan`` for the Gaussian noise.
     sigma_ : float

@@ -208,6 +208,7 @@ def test_with_delta_every_neighbour_stays_within_its_loss_range_and_profile(lam,
     n, d = X.shape
     reach = tolerated_loss_ranges(eps, delta, d)
     assert np.all(reach > eps)                        # the loss ranges exceed the levels: less noise
+    assert all(l2_privacy_profile(e, d, r) <= delta for e, r in zip(eps, reach))
     cal = _cal(reach, n, lam, d)
     assert cal.eta > _cal(eps, n, lam, d).eta
     float_eta = pdp_lib.calibrate(eps, lam, d, delta=delta).eta
@@ -219,12 +220,29 @@ def test_with_delta_every_neighbour_stays_within_its_loss_range_and_profile(lam,
         other = _centre(X2, y2, reach, lam, cal)
         sq = sum((a - b) ** 2 for a, b in zip(base, other))
         assert cal.rate ** 2 * sq <= Fraction(reach[i]) ** 2          # t ||m - m'|| <= r_i, exactly
-        assert l2_privacy_profile(eps[i], d, float(cal.rate) * math.sqrt(sq)) <= delta
     theta = pdp_lib.pdp_op(X, y, eps, lam, rng=4, delta=delta)
     G, m, rounds = lattice.weighted_sums(X, y, reach)
     again, _, _ = lattice.release_from_sums(G, m, math.fsum(reach), float(reach.min()), n, rounds, lam, None, 4,
                                             law="rounded")
     assert np.array_equal(theta, again)
+
+
+@pytest.mark.parametrize("eps, delta, shift", [(0.5, 1e-3, 5), (0.5, 1e-3, 1), (1.0, 1e-5, 3), (0.1, 1e-2, 2)])
+def test_at_the_tolerated_range_the_rounded_law_meets_delta_and_the_lattice_law_does_not(eps, delta, shift):
+    # d = 1, centres `shift` steps apart at the rate t = r / shift, the largest the calibration allows: the exact
+    # profile sum_k max(0, p(k) - e^eps p(k - shift)) of the rounded law (cell probabilities) is at most delta;
+    # the lattice law's exceeds it, which is why (epsilon_i, delta) draws the rounded law
+    from pdp_lib.curves import tolerated_loss_ranges
+
+    t = tolerated_loss_ranges(np.array([eps]), delta, 1)[0] / shift
+    k = np.arange(-int(60 / t) - 10, int(60 / t) + 10)
+    rounded = np.where(k == 0, -np.expm1(-t / 2), 0.5 * np.exp(-t * (np.abs(k) - 0.5)) * -np.expm1(-t))
+    lattice_law = np.exp(-t * np.abs(k)) / np.exp(-t * np.abs(k)).sum()
+
+    def profile(p):
+        return float(np.maximum(0, p[shift:] - np.exp(eps) * p[:-shift]).sum())
+
+    assert profile(rounded) <= delta < profile(lattice_law)
 
 
 def test_the_noise_law_switches_to_the_rounded_law_above_12_features():

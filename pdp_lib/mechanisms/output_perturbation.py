@@ -33,7 +33,8 @@ class Calibration:
     Attributes
     ----------
     weights : numpy.ndarray of shape (n,)
-        ``w_i = epsilon_i / sum_j epsilon_j`` (Theorems 3.1 and 3.2); sums to one.
+        ``w_i = epsilon_i / sum_j epsilon_j`` (Theorems 3.1 and 3.2); with ``delta``, the optimal weights
+        ``r_i / sum_j r_j`` of the tolerated loss ranges; sums to one.
     eta : float
         Noise parameter of the density ``prop. to exp(-eta ||z||)``.
     B : float
@@ -305,7 +306,7 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
         are documented once).
     rng : None, int or numpy.random.Generator
         Source of the privacy noise.  With ``sampler="exact"``: the raw bits of a seeded Generator (the same
-        release on every machine), or with ``None`` the operating system's cryptographic source.
+        noise on every machine), or with ``None`` the operating system's cryptographic source.
     delta : None or float, optional
         ``None``: point ``i`` gets ``epsilon_i``-DP.  A number in ``(0, 1)``: ``(epsilon_i, delta)``-DP
         with the least noise (:func:`calibrate` with ``delta``, its optimal weights).  With
@@ -318,9 +319,10 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
         grid; the guarantee holds for the computed release (pure, or ``(epsilon_i, delta)`` with ``delta``).  Its noise parameter ``eta'`` is below ``eta`` by
         the grid's rounding and the sums' rounding bound, both charged to the smallest level
         (:func:`pdp_lib.mechanisms.lattice.lattice_calibration`): by less than ``2**-15`` up to ``10**5`` rows
-        with the book's profiles, by more when the smallest level is far below the others.  Any ``d`` (the noise law is named by :func:`pdp_lib.mechanisms.lattice.noise_law`), levels in
-        ``[2**-1000, inf)`` summing to at most ``2**1000``.  Two releases with the same seed share their noise, so their difference is
-        exact: never release two fits made with one seed.
+        with the book's profiles, by more when the smallest level is far below the others.  Any ``d`` (the
+        noise law is named by :func:`pdp_lib.mechanisms.lattice.noise_law`; with ``delta``, the rounded law in
+        every dimension), levels in ``[2**-1000, inf)`` summing to at most ``2**1000``.  Two releases with the
+        same seed share their noise, so their difference is exact: never release two fits made with one seed.
         ``"float"``: the double-precision sampler of the paper's Remark 3.1, whose guarantee holds over the
         reals only (Notes); for experiments and for reproducing the paper.
 
