@@ -109,6 +109,7 @@ def main(argv=None) -> int:
     for name, (A, b, levels) in [("Medical Cost (n = 1070, d = 12, lambda = 1)", (X, y, eps)),
                                  ("uniform rows (n = 10,000, d = 100, lambda = 1)", (*wide, wide_eps))]:
         for sampler in ("exact", "float"):
+            pdp_lib.pdp_op(A, b, levels, 1.0, rng=3, sampler=sampler)        # warm-up: first-call imports
             wall = _per_draw(lambda: pdp_lib.pdp_op(A, b, levels, 1.0, rng=3, sampler=sampler), 20)
             tracemalloc.start()
             pdp_lib.pdp_op(A, b, levels, 1.0, rng=3, sampler=sampler)
