@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .mechanisms.exact_sampling import RandomBits
 from .mechanisms.gaussian import _run_gaussian
 from .mechanisms.lattice import check_sampler
 from .mechanisms.output_perturbation import _run_pdp_op, calibrate
@@ -87,9 +88,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
         included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure or
-        ``(epsilon_i, delta)``, with either noise, in any dimension.  ``"float"``: the double-precision samplers, whose guarantee
+        ``(epsilon_i, delta)``, with either noise, in any dimension, ``lam="auto"`` included (exact
+        candidates and an exact selection).  ``"float"``: the double-precision samplers, whose guarantee
         holds over the reals only: their outputs' last bits can reveal the centre (Mironov, CCS 2012).
-        Needed, and given explicitly, for ``lam="auto"``.
+        For the experiments and for reproducing the paper, asked for by name.
     fit_intercept : bool, default False
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
@@ -234,10 +236,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         alpha = check_fraction(self.tuning_share, "tuning_share", closed_low=False)
         gen = check_rng(self.random_state, "random_state")
         grid = check_grid(DEFAULT_GRID if self.lam_grid is None else self.lam_grid, "lam_grid")
-        if self.sampler == "exact":
-            _refuse_exact("lam='auto'")
+        if self.sampler == "exact":       # one stream of exact bits for the candidates, the choice and the refit
+            gen = RandomBits(None if self.random_state is None else gen)
         choice = private_lambda(X, y, eps, grid, alpha=alpha, validation_fraction=self.validation_fraction,
-                                B=self.B, rng=gen)
+                                B=self.B, rng=gen, sampler=self.sampler)
         if alpha == 1.0:   # release the chosen candidate: its part spent its whole budget on it
             k = choice.index
             part = tuning_plan(eps, grid, X.shape[1], alpha, self.validation_fraction, self.B).parts[k]
@@ -246,7 +248,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.weights_ = np.zeros(eps.size)
             self.weights_[part] = cal.weights
         else:
-            self.coef_, cal = _run_pdp_op(X, y, (1.0 - alpha) * eps, choice.lam, self.B, gen)
+            self.coef_, cal = _run_pdp_op(X, y, (1.0 - alpha) * eps, choice.lam, self.B, gen,
+                                          sampler=self.sampler)
             self.weights_ = np.array(cal.weights)
         self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = choice.lam
@@ -275,12 +278,6 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         tags.non_deterministic = self.random_state is None or isinstance(self.random_state, np.random.Generator)
         tags.input_tags.positive_only = True            # X in [0, 1]^d
         return tags
-
-
-def _refuse_exact(need: str) -> None:
-    """Refuse a setting the lattice release is not proved for, in one line naming the way out."""
-    raise ValueError(f"{need} is not allowed with sampler='exact', which is proved for the l2 noise of a fixed "
-                     f"or public lam; pass sampler='float' and accept its caveat")
 
 
 def _check_names(estimator, X) -> None:

@@ -58,6 +58,9 @@ from .validation import (
 
 __all__ = [
     "LambdaChoice",
+    "exact_exponents",
+    "select_exact",
+    "draw_exponential",
     "check_grid",
     "data_free_bound",
     "data_free_lambda",
@@ -354,6 +357,58 @@ def select(losses, epsilons_val, alpha: float = 1.0, rng=None, size=None):
     return gen.choice(p.size, size=size, p=p)
 
 
+def exact_exponents(models, X_val, y_val, epsilons_val, alpha) -> list:
+    r"""The exponential mechanism's exponents, exactly: :math:`x_k = q_k - \min_{k'} q_{k'}` as Fractions.
+
+    :math:`q_k = \sum_j u_j \ell_j(k)` with :math:`u_j = \alpha\varepsilon_j/(2L)` and
+    :math:`\ell_j(k) = |y_j - \mathrm{clip}(x_j^\top\hat\theta_k, -1, 1)|`, as in
+    :func:`selection_probabilities`, but in integer arithmetic: every double is a dyadic rational, so
+    after a common power-of-two scaling the dot products, the clip, the absolute values and the weighted
+    sum are integers, with no rounding.  A neighbour moves each :math:`q_k` by at most
+    :math:`u_j L = \alpha\varepsilon_j/2`, exactly.
+    """
+    from fractions import Fraction
+
+    def ints(values):
+        q = [Fraction(float(v)) for v in np.ravel(values)]
+        scale = max(v.denominator for v in q)
+        return np.array([int(v * scale) for v in q], dtype=object).reshape(np.shape(values)), scale
+
+    Xi, sx = ints(X_val)
+    Ti, st = ints(models)
+    yi, sy = ints(y_val)
+    ui, su = ints(np.asarray(epsilons_val, dtype=float))
+    a = Fraction(float(alpha)) / (2 * Fraction(LOSS_RANGE))      # u_j = a eps_j, exactly
+    D = sx * st
+    z = Xi.dot(Ti.T)                                            # D x_j . theta_k, shape (m, K)
+    clipped = np.minimum(np.maximum(z, -D), D)
+    ell = np.abs(yi[:, None] * D - clipped * sy)                # sy D ell_j(k)
+    q = ui.dot(ell)                                             # su sy D q_k / a
+    low = min(q)
+    return [a * Fraction(int(v - low), su * sy * D) for v in q]
+
+
+def select_exact(models, X_val, y_val, epsilons_val, alpha, bits) -> int:
+    """The personalized exponential mechanism drawn exactly: :func:`exact_exponents` and exact coins.
+
+    Propose ``k`` uniformly, accept it with probability ``exp(-x_k)`` (an exact Bernoulli coin,
+    :func:`pdp_lib.mechanisms.exact_sampling.bernoulli_exp`), else propose again: the accepted ``k`` has
+    probability proportional to ``exp(-x_k)``, that of :func:`selection_probabilities`, with no rounding.
+    At most ``K`` proposals are expected, as the best candidate has ``x_k = 0``.
+    """
+    return draw_exponential(exact_exponents(models, X_val, y_val, epsilons_val, alpha), bits)
+
+
+def draw_exponential(exponents, bits) -> int:
+    """An index ``k`` with probability proportional to ``exp(-x_k)``, exactly, for rationals ``x_k >= 0``, one 0."""
+    from .mechanisms.exact_sampling import bernoulli_exp
+
+    while True:
+        k = bits.below(len(exponents))
+        if bernoulli_exp(exponents[k], bits):
+            return k
+
+
 def _candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
     """PDP-OP at ``lams[k]`` on ``parts[k]`` with budgets ``alpha * eps``: shape ``(size, K, d)``."""
     d = X.shape[1]
@@ -366,7 +421,7 @@ def _candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
 
 
 def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fraction=None, B=None,
-                   rng=None) -> LambdaChoice:
+                   rng=None, sampler="float") -> LambdaChoice:
     """Private tuning with personalized budgets (proposition *prop-private-tuning*).
 
     The grid is first pruned by :func:`prune_grid` (public); the points are split by
@@ -375,9 +430,11 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     personalized exponential mechanism picks one.  Each point spends ``alpha * eps_i``.
     With ``alpha = 1`` release ``choice.models[k]`` for the chosen ``k`` (see
     :func:`choose_lambda`); with ``alpha < 1`` refit PDP-OP at ``choice.lam`` on all the
-    points with budgets ``(1 - alpha) * eps``.  The candidates are drawn with the floating-point
-    sampler: the guarantee holds over the real numbers only (``PersonalizedRidge(lam="auto")`` asks
-    for ``sampler="float"`` for that reason).
+    points with budgets ``(1 - alpha) * eps``.  With ``sampler="float"`` the candidates are drawn with
+    the floating-point sampler and the selection in floating point: the guarantee holds over the real
+    numbers only.  With ``sampler="exact"`` each candidate is a lattice release and the selection is
+    drawn exactly (:func:`select_exact`): the guarantee holds for the computed choice
+    (``PersonalizedRidge(lam="auto")``'s default).
 
     Parameters
     ----------
@@ -393,21 +450,36 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     B : None or "sharp", optional
         The calibration's norm bound (:func:`pdp_lib.calibrate`): both hold on every part.
     rng : None, int or numpy.random.Generator
-        Source of the candidates' noise and of the selection.
+        Source of the candidates' noise and of the selection (with ``sampler="exact"``, also a
+        :class:`pdp_lib.mechanisms.exact_sampling.RandomBits`).
+    sampler : {"float", "exact"}, default "float"
+        As above.
 
     Returns
     -------
     LambdaChoice
     """
+    from .mechanisms.exact_sampling import RandomBits
+    from .mechanisms.lattice import check_sampler
+    from .mechanisms.output_perturbation import _run_pdp_op
+
     X, y, eps, _ = check_problem(X, y, epsilons)
     lams = check_grid(grid)
     alpha = check_fraction(alpha, "alpha", closed_low=False)
     B = _check_bound_choice(B)
-    gen = check_rng(rng)
+    sampler = check_sampler(sampler)
+    if sampler == "exact" and not isinstance(rng, RandomBits):
+        rng = RandomBits(None if rng is None else check_rng(rng))
+    gen = rng if sampler == "exact" else check_rng(rng)
     plan = tuning_plan(eps, lams, X.shape[1], alpha, validation_fraction, B)
-    models = _candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, 1)[0]
     val = plan.validation
-    k = select(validation_losses(models, X[val], y[val]), eps[val], alpha, gen)
+    if sampler == "exact":
+        models = np.array([_run_pdp_op(X[idx], y[idx], alpha * eps[idx], lam, B, gen, sampler="exact")[0]
+                           for idx, lam in zip(plan.parts, plan.candidates)])
+        k = select_exact(models, X[val], y[val], eps[val], alpha, gen)
+    else:
+        models = _candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, 1)[0]
+        k = select(validation_losses(models, X[val], y[val]), eps[val], alpha, gen)
     return LambdaChoice(lam=float(plan.candidates[k]), rule="private", spent=alpha * eps,
                         candidates=plan.candidates, index=k, models=models)
 

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import pdp_lib
 from pdp_lib import audit, tuning
@@ -332,3 +333,52 @@ def test_tuning_arguments_without_lam_auto_are_refused():
             PersonalizedRidge(lam=1.0, **kwargs).fit(X, y, eps)
     with pytest.raises(ValueError, match="rule='private' only"):
         tuning.choose_lambda(X, y, eps, GRID, "data-free", R=1.0, alpha=np.array([1.0, 1.0]))
+
+
+def test_the_exact_exponents_are_the_exponential_mechanisms_computed_in_rationals():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(8)
+    models = rng.normal(0, 3, (4, 3))
+    X, y, eps = rng.uniform(0, 1, (30, 3)) / 2, rng.uniform(-1, 1, 30), rng.choice([0.1, 0.7, 2.0], 30)
+    x = tuning.exact_exponents(models, X, y, eps, 0.6)
+    # independently: every term as a Fraction
+    q = [sum(Fraction(0.6) * Fraction(e) / 4 * abs(Fraction(v) - max(-1, min(1, sum(Fraction(a) * Fraction(t)
+         for a, t in zip(row, theta))))) for row, v, e in zip(X, y, eps)) for theta in models]
+    assert x == [v - min(q) for v in q] and min(x) == 0
+    p = tuning.selection_probabilities(tuning.validation_losses(models, X, y), eps, 0.6)
+    expected = np.exp(-np.array(x, dtype=float))
+    np.testing.assert_allclose(expected / expected.sum(), p, rtol=1e-12)
+
+
+def test_the_exact_draw_has_the_exponential_mechanisms_law():
+    from fractions import Fraction
+
+    from pdp_lib.mechanisms.exact_sampling import RandomBits
+
+    x = [Fraction(0), Fraction(1, 3), Fraction(7, 5), Fraction(3)]
+    bits = RandomBits(21)
+    draws = np.bincount([tuning.draw_exponential(x, bits) for _ in range(20_000)], minlength=4)
+    p = np.exp(-np.array(x, dtype=float))
+    assert stats.chisquare(draws, p / p.sum() * 20_000).pvalue > 1e-3
+    wrong = np.exp(-1.1 * np.array(x, dtype=float))
+    assert stats.chisquare(draws, wrong / wrong.sum() * 20_000).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("share", [1.0, 0.4])
+def test_auto_lambda_is_exact_by_default(share):
+    from pdp_lib.mechanisms import lattice
+
+    X, y, eps = _problem(17, n=300)
+    est = PersonalizedRidge(lam="auto", lam_grid=GRID, tuning_share=share, random_state=6).fit(X, y, eps)
+    again = PersonalizedRidge(lam="auto", lam_grid=GRID, tuning_share=share, random_state=6).fit(X, y, eps)
+    np.testing.assert_array_equal(est.coef_, again.coef_)
+    assert est.lam_ in GRID
+    np.testing.assert_allclose(est.tuning_.spent, share * eps)
+    if share == 1.0:               # the chosen candidate, a lattice release on its part
+        np.testing.assert_array_equal(est.coef_, est.tuning_.models[est.tuning_.index])
+    part_levels = share * eps if share == 1.0 else (1 - share) * eps
+    g = max(lattice.lattice_calibration(float(np.sum(part_levels)), float(part_levels.min()), lattice.rounds_bound(300),
+                                        lam, 4).step_exponent for lam in GRID)
+    units = np.ldexp(est.coef_, g)
+    assert np.array_equal(units, np.round(units))          # on a lattice grid: exact arithmetic all the way

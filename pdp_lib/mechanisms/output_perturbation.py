@@ -375,7 +375,9 @@ def _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta):
 
     if size is not None:
         raise ValueError("size is not allowed with sampler='exact': one release per call")
-    if rng is not None:
+    from .exact_sampling import RandomBits
+
+    if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng, rng_name)                      # a bad seed is refused with the argument's name
     cal = calibrate(eps, lam, X.shape[1], B, delta=delta)
     levels, law = eps, None
