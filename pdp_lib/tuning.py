@@ -59,6 +59,7 @@ from .validation import (
 __all__ = [
     "LambdaChoice",
     "exact_exponents",
+    "exact_losses",
     "select_exact",
     "draw_exponential",
     "check_grid",
@@ -369,23 +370,35 @@ def exact_exponents(models, X_val, y_val, epsilons_val, alpha) -> list:
     """
     from fractions import Fraction
 
-    def ints(values):
-        q = [Fraction(float(v)) for v in np.ravel(values)]
-        scale = max(v.denominator for v in q)
-        return np.array([int(v * scale) for v in q], dtype=object).reshape(np.shape(values)), scale
-
-    Xi, sx = ints(X_val)
-    Ti, st = ints(models)
-    yi, sy = ints(y_val)
-    ui, su = ints(np.asarray(epsilons_val, dtype=float))
+    _, ell, scale = exact_losses(models, X_val, y_val)
+    ui, su = _integers(np.asarray(epsilons_val, dtype=float))
     a = Fraction(float(alpha)) / (2 * Fraction(LOSS_RANGE))      # u_j = a eps_j, exactly
-    D = sx * st
-    z = Xi.dot(Ti.T)                                            # D x_j . theta_k, shape (m, K)
-    clipped = np.minimum(np.maximum(z, -D), D)
-    ell = np.abs(yi[:, None] * D - clipped * sy)                # sy D ell_j(k)
-    q = ui.dot(ell)                                             # su sy D q_k / a
+    q = ui.dot(ell)                                             # su scale q_k / a
     low = min(q)
-    return [a * Fraction(int(v - low), su * sy * D) for v in q]
+    return [a * Fraction(int(v - low), su * scale) for v in q]
+
+
+def _integers(values) -> tuple:
+    """Doubles as integers over one power of two, exactly: ``(array of int, scale)``."""
+    from fractions import Fraction
+
+    q = [Fraction(float(v)) for v in np.ravel(values)]
+    scale = max(v.denominator for v in q)
+    return np.array([int(v * scale) for v in q], dtype=object).reshape(np.shape(values)), scale
+
+
+def exact_losses(models, X, y) -> tuple:
+    r"""``(|y_j|, |y_j - clip(x_j^T theta_k, -1, 1)|, scale)``: integers of shapes ``(m,)``, ``(m, K)``, exactly.
+
+    Both are the integers times ``1/scale``, a power of two: every double is a dyadic rational, so the dot
+    products, the clip and the absolute values need no rounding.  ``models`` of shape ``(K, d)``.
+    """
+    Xi, sx = _integers(X)
+    Ti, st = _integers(np.atleast_2d(models))
+    yi, sy = _integers(y)
+    D = sx * st
+    clipped = np.minimum(np.maximum(Xi.dot(Ti.T), -D), D)      # D clip(x_j . theta_k)
+    return np.abs(yi) * D, np.abs(yi[:, None] * D - clipped * sy), sy * D
 
 
 def select_exact(models, X_val, y_val, epsilons_val, alpha, bits) -> int:

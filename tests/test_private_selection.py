@@ -89,8 +89,51 @@ def test_the_cost_simulation_matches_the_library_run_by_run():
     loss = QuadraticLoss(Xt, yt)
     lams = np.array(GRID)
     mean, se, _, zero = tuning_costs._selection_loss(X, y, eps, lams, loss, None, np.random.default_rng(0), 20000)
-    runs = [ps.private_selection(X, y, eps, GRID, rng=s) for s in range(1500)]
+    runs = [ps.private_selection(X, y, eps, GRID, rng=s, sampler="float") for s in range(1500)]
     direct = np.array([float(loss.value(r.models[0])) for r in runs])
     gap = abs(direct.mean() - mean) / np.hypot(se, direct.std(ddof=1) / np.sqrt(direct.size))
     assert gap < 4
     assert abs(np.mean([r.index is None for r in runs]) - zero) < 4 * np.sqrt(zero * (1 - zero) / 1500) + 1e-3
+
+
+def test_the_exact_score_is_the_score_in_fractions():
+    from fractions import Fraction
+
+    X, y, eps = _problem(6, n=25, d=3)
+    theta = np.random.default_rng(6).normal(0, 2, 3)
+    want = sum(Fraction(0.5) * Fraction(e) / 4 * (abs(Fraction(v)) - abs(Fraction(v) - max(-1, min(1, sum(
+        Fraction(a) * Fraction(t) for a, t in zip(row, theta)))))) for row, v, e in zip(X, y, eps))
+    assert ps.exact_score(theta, X, y, eps, 0.5) == want
+    assert float(want) == pytest.approx(ps.selection_score(theta, X, y, eps, 0.5), rel=1e-12)
+
+
+@pytest.mark.parametrize("q", [0.0, 0.4, -0.4, 3.0, -3.0])
+def test_the_exact_laplace_test_passes_with_the_laplace_probability(q):
+    from fractions import Fraction
+
+    from pdp_lib.mechanisms.exact_sampling import RandomBits
+
+    bits = RandomBits(int(10 * q) + 50)
+    passed = np.mean([ps.laplace_passes(Fraction(q), bits) for _ in range(20_000)])
+    want = 1 - 0.5 * np.exp(-q) if q >= 0 else 0.5 * np.exp(q)
+    se = np.sqrt(want * (1 - want) / 20_000)
+    assert abs(passed - want) < 4 * se
+    wrong = 1 - 0.5 * np.exp(-1.2 * q) if q >= 0 else 0.5 * np.exp(1.2 * q)
+    assert q == 0 or abs(passed - wrong) > 4 * se          # a rate 20% off is told apart
+
+
+def test_an_exact_run_releases_a_lattice_point_reproducibly():
+    X, y, eps = _problem(2, n=60, d=3)
+    runs = [ps.private_selection(X, y, eps, GRID, rng=s) for s in range(12)]
+    again = [ps.private_selection(X, y, eps, GRID, rng=s) for s in range(12)]
+    assert all(np.array_equal(a.models, b.models) and a.index == b.index for a, b in zip(runs, again))
+    from pdp_lib.mechanisms import lattice
+
+    kept = [r for r in runs if r.index is not None]
+    assert kept
+    levels = (1 - 0.5) * ps.ROUND_SHARE * eps                 # the round's model levels, rho = 0.5
+    for r in kept:
+        g = lattice.lattice_calibration(float(np.sum(levels)), float(levels.min()), lattice.rounds_bound(60), r.lam,
+                                        3).step_exponent
+        units = np.ldexp(r.models[0], g)
+        assert np.array_equal(units, np.round(units))          # on its lattice release's grid

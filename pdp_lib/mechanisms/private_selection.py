@@ -29,11 +29,13 @@ import numbers
 
 import numpy as np
 
+from .exact_sampling import RandomBits
+from .lattice import check_sampler
 from .output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from ..tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
 from ..validation import check_fraction, check_problem, check_rng
 
-__all__ = ["improvement_terms", "selection_score", "round_candidates", "round_models", "run_selection",
+__all__ = ["improvement_terms", "selection_score", "exact_score", "laplace_passes", "round_candidates", "round_models", "run_selection",
            "private_selection", "ROUND_SHARE"]
 
 ROUND_SHARE = 0.5
@@ -116,8 +118,56 @@ def _check_stop(stop) -> float:
     return check_fraction(stop, "stop", closed_low=False)
 
 
+def exact_score(theta, X, y, epsilons, score_share: float):
+    r""":func:`selection_score` computed exactly, as a :class:`fractions.Fraction` (``theta`` of shape ``(d,)``).
+
+    The terms come from :func:`pdp_lib.tuning.exact_losses` (integers over a power of two) and the weights
+    :math:`u_j = \rho\varepsilon_j/4` are exact products of doubles: no rounding anywhere.
+    """
+    from fractions import Fraction
+
+    from ..tuning import _integers, exact_losses
+
+    absolute, losses, scale = exact_losses(theta, X, y)
+    ui, su = _integers(np.asarray(epsilons, dtype=float))
+    total = ui.dot(absolute - losses[:, 0])
+    return Fraction(float(score_share)) * Fraction(ROUND_SHARE) / 2 * Fraction(int(total), su * scale)
+
+
+def laplace_passes(q, bits) -> bool:
+    """Whether ``q + L > 0`` for a standard Laplace ``L``, drawn exactly: one coin of the right probability.
+
+    :math:`P(q + L > 0) = 1 - e^{-q}/2` for ``q >= 0`` and :math:`e^{q}/2` for ``q < 0``: a fair bit and, where it
+    matters, an exact Bernoulli(:math:`e^{-|q|}`) coin (:func:`pdp_lib.mechanisms.exact_sampling.bernoulli_exp`).
+    Only the outcome is used, never ``L``.
+    """
+    from .exact_sampling import bernoulli_exp
+
+    half = bits.bits(1)
+    if q >= 0:
+        return half == 0 or not bernoulli_exp(q, bits)
+    return half == 1 and bernoulli_exp(-q, bits)
+
+
+def _run_selection_exact(X, y, eps, lams, rho, stop, B, bits):
+    """One run of the selection with lattice releases and exact coins: ``(theta, k)``, ``k = -1`` for zero."""
+    from fractions import Fraction
+
+    from .output_perturbation import _run_pdp_op
+
+    model_levels = (1.0 - rho) * ROUND_SHARE * eps
+    p = Fraction(float(stop))
+    while True:
+        k = bits.below(lams.size)
+        theta = _run_pdp_op(X, y, model_levels, float(lams[k]), B, bits, sampler="exact")[0]
+        if laplace_passes(exact_score(theta, X, y, eps, rho), bits):
+            return theta, k
+        if bits.below(p.denominator) < p.numerator:          # stop, exactly with probability `stop`
+            return np.zeros(X.shape[1]), -1
+
+
 def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0.5, B=None,
-                      rng=None) -> LambdaChoice:
+                      rng=None, sampler="exact") -> LambdaChoice:
     """Private selection from private candidates (proposition *prop-private-selection*).
 
     Parameters
@@ -135,6 +185,11 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
     B : None or "sharp", optional
         The calibration's norm bound.
     rng : None, int or numpy.random.Generator
+    sampler : {"exact", "float"}, default "exact"
+        ``"exact"``: every round's model is a lattice release, the score is computed exactly
+        (:func:`exact_score`), its Laplace test and the stop are exact coins (:func:`laplace_passes`): the
+        guarantee holds for the computed output.  ``"float"``: floating-point draws, exact only over the
+        reals; for the experiments.
 
     Returns
     -------
@@ -147,10 +202,8 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
 
     Notes
     -----
-    The number of rounds is random, with mean at most ``1 / stop``, and it is not released.  The
-    candidates are drawn with the floating-point sampler (``pdp_op(..., sampler="float")``), so the
-    guarantee holds over the real numbers only; the lattice release that covers every rounding is PDP-OP's
-    alone so far (book chapter *What the guarantee does not cover*).
+    The number of rounds is random, with mean at most ``1 / stop``, and it is not released (nor is the
+    running time covered).
     """
     X, y, eps, _ = check_problem(X, y, epsilons)
     lams = check_grid(grid)
@@ -159,10 +212,18 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
         raise TypeError(f"score_share must be a real number, got {type(score_share).__name__}")
     rho = check_fraction(score_share, "score_share", closed_low=False, closed_high=False)
     B = _check_bound_choice(B)
-    gen = check_rng(rng)
-    lams, centres, etas = round_models(X, y, eps, lams, rho, B)
-    stop = 1.0 / lams.size if stop is None else stop
-    released, index = run_selection(X, y, eps, lams, centres, etas, rho, stop, gen, 1)
-    k = int(index[0])
+    sampler = check_sampler(sampler)
+    if sampler == "exact":
+        bits = rng if isinstance(rng, RandomBits) else RandomBits(None if rng is None else check_rng(rng))
+        lams = round_candidates(lams, (1.0 - rho) * ROUND_SHARE * eps, X.shape[1], B)
+        stop = 1.0 / lams.size if stop is None else stop
+        theta, k = _run_selection_exact(X, y, eps, lams, rho, stop, B, bits)
+        released = theta[None, :]
+    else:
+        gen = check_rng(rng)
+        lams, centres, etas = round_models(X, y, eps, lams, rho, B)
+        stop = 1.0 / lams.size if stop is None else stop
+        released, index = run_selection(X, y, eps, lams, centres, etas, rho, stop, gen, 1)
+        k = int(index[0])
     return LambdaChoice(lam=float(lams[k]) if k >= 0 else float("nan"), rule="selection", spent=eps.copy(),
                         candidates=lams, index=k if k >= 0 else None, models=released)
