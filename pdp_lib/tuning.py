@@ -434,7 +434,7 @@ def _candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
 
 
 def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fraction=None, B=None,
-                   rng=None, sampler="float") -> LambdaChoice:
+                   rng=None, sampler="exact") -> LambdaChoice:
     """Private tuning with personalized budgets (proposition *prop-private-tuning*).
 
     The grid is first pruned by :func:`prune_grid` (public); the points are split by
@@ -465,8 +465,8 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     rng : None, int or numpy.random.Generator
         Source of the candidates' noise and of the selection (with ``sampler="exact"``, also a
         :class:`pdp_lib.mechanisms.exact_sampling.RandomBits`).
-    sampler : {"float", "exact"}, default "float"
-        As above.
+    sampler : {"exact", "float"}, default "exact"
+        As above; ``"float"`` for the experiments, asked for by name.
 
     Returns
     -------
@@ -580,15 +580,15 @@ def _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B) -> 
 
 
 def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha: float = 1.0,
-                  validation_fraction=None, B=None, rng=None) -> LambdaChoice:
+                  validation_fraction=None, B=None, rng=None, sampler="exact") -> LambdaChoice:
     """Choose ``lambda`` from ``grid`` by a rule whose privacy cost is known.
 
     ``rule="data-free"``: :func:`data_free_lambda` with the public prior ``R``.  ``rule="pruned"``:
     :func:`pruned_lambda` (``validation_fraction`` names the plan it reads; ``None``: 1/2, as in
     :func:`pruned_lambda` and ``PersonalizedRidge(lam="pruned")``).
     Both are public: ``X`` and ``y`` are checked but not read, and no privacy is spent.
-    ``rule="private"``: :func:`private_lambda` with the share ``alpha``.  Derived in the book's
-    chapter *Choosing λ*.
+    ``rule="private"``: :func:`private_lambda` with the share ``alpha`` and the ``sampler`` (exact by default;
+    ``"float"`` for the experiments).  Derived in the book's chapter *Choosing λ*.
 
     Returns
     -------
@@ -619,5 +619,5 @@ def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha:
         if R is not None:
             raise ValueError("R applies to rule='data-free' only: private tuning reads no prior")
         return private_lambda(X, y, epsilons, grid, alpha=alpha, validation_fraction=validation_fraction,
-                              B=B, rng=rng)
+                              B=B, rng=rng, sampler=sampler)
     raise ValueError(f"rule = {rule!r} is not allowed; choose 'data-free', 'pruned' or 'private'")
