@@ -5,14 +5,16 @@ Derived in the book's chapter *The PDP-OP mechanism*.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .mechanisms.exact_sampling import RandomBits
 from .mechanisms.gaussian import _run_gaussian
-from .mechanisms.lattice import check_sampler
+from .mechanisms.lattice import check_sampler, lattice_calibration, rounds_bound
 from .mechanisms.output_perturbation import _run_pdp_op, calibrate
-from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, tuning_plan
+from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, split_levels, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
 __all__ = ["PersonalizedRidge"]
@@ -240,18 +242,24 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             gen = RandomBits(None if self.random_state is None else gen)
         choice = private_lambda(X, y, eps, grid, alpha=alpha, validation_fraction=self.validation_fraction,
                                 B=self.B, rng=gen, sampler=self.sampler)
+        exact = self.sampler == "exact"
+        first, rest = split_levels(eps, alpha) if exact else (alpha * eps, (1.0 - alpha) * eps)
         if alpha == 1.0:   # release the chosen candidate: its part spent its whole budget on it
             k = choice.index
             part = tuning_plan(eps, grid, X.shape[1], alpha, self.validation_fraction, self.B).parts[k]
-            cal = calibrate(eps[part], choice.lam, X.shape[1], self.B)
+            cal = calibrate(first[part], choice.lam, X.shape[1], self.B)
+            eta = cal.eta
+            if exact:                       # the candidate's lattice eta', a function of public values
+                eta = lattice_calibration(math.fsum(first[part]), float(first[part].min()), rounds_bound(part.size),
+                                          choice.lam, X.shape[1], self.B).eta
             self.coef_ = choice.models[k].copy()
             self.weights_ = np.zeros(eps.size)
             self.weights_[part] = cal.weights
         else:
-            self.coef_, cal = _run_pdp_op(X, y, (1.0 - alpha) * eps, choice.lam, self.B, gen,
-                                          sampler=self.sampler)
+            self.coef_, cal = _run_pdp_op(X, y, rest, choice.lam, self.B, gen, sampler=self.sampler)
             self.weights_ = np.array(cal.weights)
-        self.eta_, self.sigma_ = cal.eta, float("nan")
+            eta = cal.eta
+        self.eta_, self.sigma_ = eta, float("nan")
         self.lam_ = choice.lam
         self.tuning_ = choice
         return self

@@ -60,6 +60,8 @@ __all__ = [
     "LambdaChoice",
     "exact_exponents",
     "exact_losses",
+    "levels_below",
+    "split_levels",
     "select_exact",
     "draw_exponential",
     "check_grid",
@@ -379,12 +381,49 @@ def exact_exponents(models, X_val, y_val, epsilons_val, alpha) -> list:
 
 
 def _integers(values) -> tuple:
-    """Doubles as integers over one power of two, exactly: ``(array of int, scale)``."""
+    """Doubles as integers over one power of two, exactly: ``(array of int, scale)``.
+
+    ``v = m 2**k`` with ``m = frexp(v)[0] 2**53`` an exact 54-bit integer (subnormals included); every ``m`` is
+    shifted to the smallest ``k``, whose power of two is the scale.
+    """
+    v = np.asarray(values, dtype=float)
+    mant, expo = np.frexp(v.ravel())
+    m = (mant * 2.0**53).astype(np.int64)                      # exact: at most 53 significant bits
+    k = expo.astype(np.int64) - 53
+    low = int(k[m != 0].min()) if np.any(m != 0) else 0
+    ints = [int(a) << int(b) for a, b in zip(m, k - low)]
+    if low >= 0:
+        return np.array([a << low for a in ints], dtype=object).reshape(v.shape), 1
+    return np.array(ints, dtype=object).reshape(v.shape), 1 << -low
+
+
+def levels_below(exact) -> np.ndarray:
+    """For each rational, the largest double at most it: levels that never spend more than the exact share.
+
+    ``exact`` is a sequence of :class:`fractions.Fraction`; the doubles are returned as an array.
+    """
+    import math
     from fractions import Fraction
 
-    q = [Fraction(float(v)) for v in np.ravel(values)]
-    scale = max(v.denominator for v in q)
-    return np.array([int(v * scale) for v in q], dtype=object).reshape(np.shape(values)), scale
+    out = np.array([float(q) for q in exact])
+    for j, q in enumerate(exact):
+        if Fraction(out[j]) > q:
+            out[j] = math.nextafter(out[j], -math.inf)
+    return out
+
+
+def split_levels(epsilons, share) -> tuple:
+    """``(first, rest)``: doubles with ``first_i <= share eps_i`` and ``rest_i <= (1 - share) eps_i``, exactly.
+
+    ``share`` is taken as the rational its double is; both parts are rounded down, so a mechanism spending
+    at most ``share eps_i`` (the candidates at ``first``, or the selection's exact weights) followed by one at
+    ``rest`` spends at most ``eps_i`` on point ``i`` (sequential composition), with no rounding upward.
+    """
+    from fractions import Fraction
+
+    a = Fraction(float(share))
+    eps = [Fraction(float(e)) for e in np.ravel(epsilons)]
+    return levels_below([a * e for e in eps]), levels_below([(1 - a) * e for e in eps])
 
 
 def exact_losses(models, X, y) -> tuple:
@@ -445,9 +484,10 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     :func:`choose_lambda`); with ``alpha < 1`` refit PDP-OP at ``choice.lam`` on all the
     points with budgets ``(1 - alpha) * eps``.  With ``sampler="float"`` the candidates are drawn with
     the floating-point sampler and the selection in floating point: the guarantee holds over the real
-    numbers only.  With ``sampler="exact"`` each candidate is a lattice release and the selection is
-    drawn exactly (:func:`select_exact`): the guarantee holds for the computed choice
-    (``PersonalizedRidge(lam="auto")``'s default).
+    numbers only.  With ``sampler="exact"`` each candidate is a lattice release, its levels ``alpha eps_i``
+    rounded down (:func:`split_levels`), and the selection is drawn exactly (:func:`select_exact`): the
+    guarantee holds for the computed choice (``PersonalizedRidge(lam="auto")``'s default).  Its running
+    time is not covered: the number of proposals and the size of the integers depend on the data.
 
     Parameters
     ----------
@@ -487,7 +527,8 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     plan = tuning_plan(eps, lams, X.shape[1], alpha, validation_fraction, B)
     val = plan.validation
     if sampler == "exact":
-        models = np.array([_run_pdp_op(X[idx], y[idx], alpha * eps[idx], lam, B, gen, sampler="exact")[0]
+        shares = split_levels(eps, alpha)[0]          # alpha eps_i rounded down: never more than the share
+        models = np.array([_run_pdp_op(X[idx], y[idx], shares[idx], lam, B, gen, sampler="exact")[0]
                            for idx, lam in zip(plan.parts, plan.candidates)])
         k = select_exact(models, X[val], y[val], eps[val], alpha, gen)
     else:

@@ -339,8 +339,10 @@ def test_the_exact_exponents_are_the_exponential_mechanisms_computed_in_rational
     from fractions import Fraction
 
     rng = np.random.default_rng(8)
-    models = rng.normal(0, 3, (4, 3))
+    models = np.vstack([rng.normal(0, 3, (4, 3)), [[1e300, -1e300, 5e-324], [1.0, 0.0, 0.0], [-0.0, 2.0**-1074, 0.5]]])
     X, y, eps = rng.uniform(0, 1, (30, 3)) / 2, rng.uniform(-1, 1, 30), rng.choice([0.1, 0.7, 2.0], 30)
+    X[0], X[1], X[2] = [1.0, 0.0, 0.0], [5e-324, 1.0, 0.0], [0.0, 0.5, 1.0]     # x . theta exactly 1, subnormals
+    y[0], y[1], eps[2] = -0.0, 1.0, 1e-300
     x = tuning.exact_exponents(models, X, y, eps, 0.6)
     # independently: every term as a Fraction
     q = [sum(Fraction(0.6) * Fraction(e) / 4 * abs(Fraction(v) - max(-1, min(1, sum(Fraction(a) * Fraction(t)
@@ -348,7 +350,20 @@ def test_the_exact_exponents_are_the_exponential_mechanisms_computed_in_rational
     assert x == [v - min(q) for v in q] and min(x) == 0
     p = tuning.selection_probabilities(tuning.validation_losses(models, X, y), eps, 0.6)
     expected = np.exp(-np.array(x, dtype=float))
-    np.testing.assert_allclose(expected / expected.sum(), p, rtol=1e-12)
+    np.testing.assert_allclose(expected / expected.sum(), p, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("share", [1 / 3, 0.1, 0.5, 1.0])
+def test_split_levels_never_spend_more_than_the_exact_shares(share):
+    from fractions import Fraction
+
+    eps = np.random.default_rng(4).uniform(0.01, 3.0, 2000)
+    first, rest = tuning.split_levels(eps, share)
+    a = Fraction(share)
+    assert all(Fraction(f) <= a * Fraction(e) and Fraction(r) <= (1 - a) * Fraction(e)
+               for f, r, e in zip(first, rest, eps))
+    assert np.all(first >= np.nextafter(share * eps, 0) * (1 - 2**-52))     # the largest doubles below
+    assert (share != 1 / 3) or np.any(share * eps > first)      # rounding to nearest would have gone above
 
 
 def test_the_exact_draw_has_the_exponential_mechanisms_law():

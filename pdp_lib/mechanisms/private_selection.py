@@ -155,14 +155,17 @@ def _run_selection_exact(X, y, eps, lams, rho, stop, B, bits):
 
     from .output_perturbation import _run_pdp_op
 
-    model_levels = (1.0 - rho) * ROUND_SHARE * eps
+    from ..tuning import levels_below
+
+    model_levels = levels_below([(1 - Fraction(float(rho))) * Fraction(ROUND_SHARE) * Fraction(float(e))
+                                 for e in eps])        # rounded down: a round spends at most eps_i / 2
     p = Fraction(float(stop))
     while True:
         k = bits.below(lams.size)
         theta = _run_pdp_op(X, y, model_levels, float(lams[k]), B, bits, sampler="exact")[0]
         if laplace_passes(exact_score(theta, X, y, eps, rho), bits):
             return theta, k
-        if bits.below(p.denominator) < p.numerator:          # stop, exactly with probability `stop`
+        if bits.below(p.denominator) < p.numerator:          # stop, with the probability `stop`'s double is
             return np.zeros(X.shape[1]), -1
 
 
