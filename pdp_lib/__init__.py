@@ -102,6 +102,7 @@ _EXPORTS = {
     "choose_lambda": "tuning",
     "privacy_curve": "approximate",
     "gaussian_mechanism": "mechanisms.gaussian",
+    "ssp": "mechanisms.ssp",
     "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }

@@ -11,6 +11,7 @@
 ``exact_rounding``       exact draws of Exp(1) and N(0, 1) as lazily refined reals, and the continuous
                          exp(-t||u||) and Gaussian noises rounded exactly to the integer lattice, in any
                          dimension
+``ssp``                  sufficient-statistics perturbation, personalized by re-weighting, on a lattice
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

@@ -1,0 +1,229 @@
+r"""Sufficient-statistics perturbation (SSP), personalized by re-weighting, pure DP, exact in floating point.
+
+The weighted ridge solution of eq. (2) is a function of two statistics,
+
+.. math::
+
+    A = \sum_i w_i x_i x_i^\top, \qquad b = \sum_i w_i y_i x_i, \qquad w_i = \varepsilon_i / S,\ S = \sum_j \varepsilon_j,
+
+so SSP releases noisy statistics and solves afterwards: :math:`\hat\theta = (\hat A_+ + \lambda I)^{-1}\hat b`,
+where :math:`\hat A_+` is :math:`\hat A` with its negative eigenvalues set to 0 (post-processing: a noisy Gram
+matrix can be indefinite).
+
+**Sensitivity.**  On the domain (:math:`x \in [0, 1]^d`, :math:`y \in [-1, 1]`), replacing point ``i`` moves the
+upper triangle of ``A`` (its ``p = d(d+1)/2`` entries as a vector) by
+:math:`w_i \|\mathrm{upper}(x x^\top - x' x'^\top)\|_2 \le w_i\sqrt p` (each entry of the difference lies in
+``[-1, 1]``; equality at ``x = 1``, ``x' = 0``) and ``b`` by :math:`w_i\|y x - y' x'\|_2 \le 2 w_i \sqrt d`
+(each coordinate in ``[-2, 2]``; equality at ``x = x' = 1``, ``y = -y' = 1``).  Both are tight.
+
+**Noise.**  ℓ2-Laplace noise on each statistic, :math:`\propto e^{-\eta_A\|E\|_2}` on the upper triangle's vector
+and :math:`\propto e^{-\eta_b\|e\|_2}` on ``b``: point ``i``'s loss is at most
+:math:`w_i(\eta_A\sqrt p + 2\eta_b\sqrt d)`, so :math:`\eta_A = \rho S/\sqrt p` and
+:math:`\eta_b = (1-\rho) S/(2\sqrt d)` give every point its :math:`\varepsilon_i`, with the share :math:`\rho`
+of each budget spent on ``A``.  The noise on the upper triangle's entries (each off-diagonal entry counted
+once) rather than on the Frobenius norm: the sensitivity :math:`\sqrt p \approx d/\sqrt 2` is smaller than the
+Frobenius one, ``d``, and the noise per entry is the same for the diagonal and the rest.
+
+**Exact in floating point** (``sampler="exact"``, the default): the statistics are the library's
+floating-point sums (:func:`pdp_lib.mechanisms.lattice.weighted_sums`, whose rounding is bounded for every
+order), divided exactly by the correctly rounded ``S``, rounded exactly to the grid of step ``gamma``, and the
+noise is the rounded ℓ2-Laplace law drawn exactly (:func:`pdp_lib.mechanisms.exact_rounding.sample_rounded_l2`):
+each released statistic is a function of the continuous mechanism's output at the rounded centre.  Point
+``i``'s centre moves by at most :math:`w_i\Delta + 2e + \gamma\sqrt{\dim}` for each statistic, with ``e`` the
+sums' proved error bound, so
+
+.. math::
+
+    \eta'_A = \rho\,\Big(\frac{\sqrt p}{S} + \frac{2\alpha + \gamma\sqrt p}{\varepsilon_\min}\Big)^{-1},\qquad
+    \eta'_b = (1-\rho)\,\Big(\frac{2\sqrt d}{S} + \frac{2\beta + \gamma\sqrt d}{\varepsilon_\min}\Big)^{-1}
+
+keep :math:`\eta'_A(w_i\sqrt p + 2\alpha + \gamma\sqrt p) + \eta'_b(2 w_i\sqrt d + 2\beta + \gamma\sqrt d) \le
+\varepsilon_i` for every point (the spread weighs most on the smallest level).  Everything after the release of
+the statistics (the eigenvalue clip, the solve) is post-processing and may use floating point.
+
+Derived, and compared with PDP-OP on the Medical Cost data, in the book's chapter *Beyond output perturbation*
+(``book/beyond.ipynb``: lemma *lem-ssp-sensitivity*, proposition *prop-ssp-privacy*).  The tests (``tests/test_ssp.py``) check the sensitivities by brute
+force over the domain's corners, every corner neighbour's loss on the lattice against its level, and the reduction
+to the published (non-personalized) form at equal levels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..validation import check_fraction, check_problem, check_rng
+from .exact_rounding import sample_rounded_l2
+from .exact_sampling import RandomBits
+from .lattice import (
+    _LARGEST_TOTAL,
+    _SMALLEST_LEVEL,
+    _check_floating_point,
+    _power_of_two,
+    _sqrt_up,
+    _step_exponent,
+    check_sampler,
+    rounds_bound,
+    sums_rounding_bound,
+    weighted_sums,
+)
+from .output_perturbation import _sample_l2_laplace
+
+__all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "ssp", "SHARE"]
+
+SHARE = 0.5
+"""The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
+
+_STEP_SLACK = Fraction(1, 1 << 20)
+
+
+def ssp_sensitivities(d: int) -> tuple:
+    r"""``(sqrt(p), 2 sqrt(d))``: the statistics' sensitivities per unit of weight, ``p = d (d + 1) / 2``, as floats.
+
+    Tight on the domain (module docstring); :func:`ssp_calibration` uses rational bounds from above.
+    """
+    return math.sqrt(d * (d + 1) / 2), 2.0 * math.sqrt(d)
+
+
+@dataclass(frozen=True)
+class SSPCalibration:
+    """The public parameters of one SSP release.
+
+    Attributes
+    ----------
+    share : float
+        ``rho``, the share of each budget spent on the Gram matrix.
+    eta_gram, eta_moment : float
+        The noise parameters of the two statistics (``eta'`` on the lattice).
+    step_exponent : int or None
+        ``g``, the grid's step ``2**-g`` (``None`` for the floating-point sampler).
+    rate_gram, rate_moment : fractions.Fraction or None
+        ``eta' * gamma`` per lattice step (``None`` for the floating-point sampler).
+    """
+
+    share: float
+    eta_gram: float
+    eta_moment: float
+    step_exponent: int | None = None
+    rate_gram: Fraction | None = None
+    rate_moment: Fraction | None = None
+
+
+def _largest_double_below(q: Fraction) -> float:
+    v = float(q)
+    return math.nextafter(v, 0.0) if Fraction(v) > q else v
+
+
+def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, *, rounds=None) -> SSPCalibration:
+    r"""The noise of SSP for levels summing to ``total`` with smallest ``eps_min``, in dimension ``d``.
+
+    ``rounds=None``: over the reals, :math:`\eta_A = \rho S/\sqrt p`, :math:`\eta_b = (1-\rho)S/(2\sqrt d)`.
+    With ``rounds`` (the sums' roundings, :func:`pdp_lib.mechanisms.lattice.rounds_bound`): the lattice
+    calibration of the module docstring, every quantity rational and on the safe side (``S`` from below, the
+    square roots from above), each ``eta'`` the largest double below its bound.
+    """
+    rho = check_fraction(share, "share", closed_low=False, closed_high=False)
+    if rounds is None:
+        sens_a, sens_b = ssp_sensitivities(d)
+        return SSPCalibration(share=rho, eta_gram=rho * total / sens_a, eta_moment=(1 - rho) * total / sens_b)
+    if not (0 < total <= _LARGEST_TOTAL):
+        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, 2**1000] of the exact release: "
+                         f"larger levels could overflow its sums")
+    if not eps_min >= _SMALLEST_LEVEL:
+        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of the exact "
+                         f"release: smaller levels could underflow its sums")
+    p = d * (d + 1) // 2
+    sqrt_p, sqrt_d = _sqrt_up(Fraction(p)), _sqrt_up(Fraction(d))
+    S_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
+    eps_min_q, rho_q = Fraction(float(eps_min)), Fraction(rho)
+    alpha = sums_rounding_bound(rounds, d, eps_min_q)
+    beta = alpha / d * sqrt_d
+    smallest = eps_min_q * min(sqrt_p, 2 * sqrt_d) / S_lo            # the smallest per-point sensitivity
+    g = _step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
+    gamma = _power_of_two(-g)
+    eta_a = _largest_double_below(rho_q / (sqrt_p / S_lo + (2 * alpha + gamma * sqrt_p) / eps_min_q))
+    eta_b = _largest_double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
+    return SSPCalibration(share=rho, eta_gram=eta_a, eta_moment=eta_b, step_exponent=g,
+                          rate_gram=Fraction(eta_a) * gamma, rate_moment=Fraction(eta_b) * gamma)
+
+
+def _symmetric(upper: np.ndarray, d: int) -> np.ndarray:
+    """The symmetric matrix whose upper triangle (row by row) is ``upper``."""
+    out = np.zeros((d, d))
+    out[np.triu_indices(d)] = upper
+    return out + np.triu(out, 1).T
+
+
+def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="exact") -> tuple:
+    r"""The released statistics ``(A_hat, b_hat, calibration)``: the only step that reads the data.
+
+    Parameters
+    ----------
+    X, y, epsilons : array-like
+        The problem, in the domain (:func:`pdp_lib.pdp_op`).
+    rng : None, int, numpy.random.Generator or RandomBits
+        The noise's source (``None`` with ``sampler="exact"``: the operating system's cryptographic source).
+    share : float, default 0.5
+        ``rho`` in ``(0, 1)``.
+    sampler : {"exact", "float"}, default "exact"
+        ``"exact"``: the lattice release of the module docstring.  ``"float"``: the statistics in floating point
+        plus the floating-point ℓ2-Laplace sampler, exact only over the reals (for the experiments).
+
+    Returns
+    -------
+    (numpy.ndarray of shape (d, d), numpy.ndarray of shape (d,), SSPCalibration)
+    """
+    X, y, eps, _ = check_problem(X, y, epsilons)
+    sampler = check_sampler(sampler)
+    n, d = X.shape
+    p = d * (d + 1) // 2
+    rows, cols = np.triu_indices(d)
+    if sampler == "float":
+        gen = check_rng(rng)
+        cal = ssp_calibration(float(eps.sum()), float(eps.min()), d, share)
+        w = eps / eps.sum()
+        A = (X * w[:, None]).T @ X
+        b = (X * w[:, None]).T @ y
+        noisy_upper = A[rows, cols] + _sample_l2_laplace(cal.eta_gram, p, 1, gen)[0]
+        return _symmetric(noisy_upper, d), b + _sample_l2_laplace(cal.eta_moment, d, 1, gen)[0], cal
+    if rng is not None and not isinstance(rng, RandomBits):
+        check_rng(rng)
+    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    _check_floating_point()
+    total = math.fsum(eps)
+    cal = ssp_calibration(total, float(eps.min()), d, share, rounds=rounds_bound(n))
+    gram, moment, _ = weighted_sums(X, y, eps)
+    scale = _power_of_two(cal.step_exponent) / Fraction(total)       # 1 / (S~ gamma), exactly
+    m_a = [round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)]
+    m_b = [round(Fraction(float(v)) * scale) for v in moment]
+    k_a = sample_rounded_l2(cal.rate_gram, p, bits)
+    k_b = sample_rounded_l2(cal.rate_moment, d, bits)
+    g = cal.step_exponent
+    upper = np.array([math.ldexp(float(m + k), -g) for m, k in zip(m_a, k_a)])
+    b_hat = np.array([math.ldexp(float(m + k), -g) for m, k in zip(m_b, k_b)])
+    return _symmetric(upper, d), b_hat, cal
+
+
+def _solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarray:
+    """``(A_+ + lam I)^{-1} b``: the negative eigenvalues of the symmetric ``A_hat`` set to 0 (post-processing)."""
+    values, vectors = np.linalg.eigh(A_hat)
+    return vectors @ ((vectors.T @ b_hat) / (np.maximum(values, 0.0) + lam))
+
+
+def ssp(X, y, epsilons, lam, rng=None, *, share: float = SHARE, sampler="exact") -> np.ndarray:
+    r"""Personalized SSP: point ``i`` gets ``epsilon_i``-DP; :math:`\hat\theta = (\hat A_+ + \lambda I)^{-1}\hat b`.
+
+    The same interface as :func:`pdp_lib.pdp_op` (``share`` and ``sampler`` as in :func:`ssp_statistics`).
+    ``lam`` is used only after the release, so a reader may solve at several values of ``lam`` from one
+    release of :func:`ssp_statistics` at no further privacy cost.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+    """
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    A_hat, b_hat, _ = ssp_statistics(X, y, eps, rng, share=share, sampler=sampler)
+    return _solve_clipped(A_hat, b_hat, lam)

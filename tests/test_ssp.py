@@ -1,0 +1,145 @@
+"""Tests of personalized sufficient-statistics perturbation (pdp_lib.mechanisms.ssp) against independent truths.
+
+The sensitivities by brute force over the domain's corners (and random interior points, which never exceed
+them); every corner neighbour's loss on the lattice, ``t_A ||m_A - m_A'|| + t_b ||m_b - m_b'||``, against its
+level, with square roots bounded from above in rationals; the reduction to the published, non-personalized SSP
+at equal levels; the released statistics on the grid, and their noise independent of the data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pdp_lib
+from pdp_lib.mechanisms import lattice
+from pdp_lib.mechanisms import ssp as S
+from pdp_lib.mechanisms.exact_sampling import RandomBits
+
+
+def _problem(n=8, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random((n, d)), rng.uniform(-1, 1, n), rng.choice([0.2, 0.5, 1.0, 2.0], n)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_the_sensitivities_are_the_largest_over_the_domain(d):
+    corners = [np.array(c, dtype=float) for c in itertools.product([0.0, 1.0], repeat=d)]
+    rows, cols = np.triu_indices(d)
+    gram = max(np.linalg.norm((np.outer(a, a) - np.outer(b, b))[rows, cols]) for a in corners for b in corners)
+    moment = max(np.linalg.norm(s * a - t * b) for a in corners for b in corners for s in (-1, 1) for t in (-1, 1))
+    sens_a, sens_b = S.ssp_sensitivities(d)
+    assert gram == pytest.approx(sens_a, rel=1e-15) and moment == pytest.approx(sens_b, rel=1e-15)
+    rng = np.random.default_rng(d)
+    for _ in range(2000):
+        a, b, s, t = rng.random(d), rng.random(d), rng.uniform(-1, 1), rng.uniform(-1, 1)
+        assert np.linalg.norm((np.outer(a, a) - np.outer(b, b))[rows, cols]) <= sens_a
+        assert np.linalg.norm(s * a - t * b) <= sens_b
+
+
+def _centres(X, y, eps, cal):
+    """The lattice centres of both statistics, exactly, as in ssp_statistics."""
+    d = X.shape[1]
+    gram, moment, _ = lattice.weighted_sums(X, y, eps)
+    scale = Fraction(2) ** cal.step_exponent / Fraction(math.fsum(eps))
+    rows, cols = np.triu_indices(d)
+    return ([round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)],
+            [round(Fraction(float(v)) * scale) for v in moment])
+
+
+def _sqrt_up(v: int) -> Fraction:
+    return Fraction(math.isqrt(v * 4**40) + 1, 2**40)
+
+
+@pytest.mark.parametrize("share", [0.5, 0.2, 0.9])
+def test_no_corner_neighbour_loses_more_than_its_level_on_the_lattice(share):
+    X, y, eps = _problem()
+    n, d = X.shape
+    cal = S.ssp_calibration(math.fsum(eps), float(eps.min()), d, share, rounds=lattice.rounds_bound(n))
+    base_a, base_b = _centres(X, y, eps, cal)
+    worst = 0.0
+    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = corner[:d], corner[d]
+        other_a, other_b = _centres(X2, y2, eps, cal)
+        qa = sum((u - v) ** 2 for u, v in zip(base_a, other_a))
+        qb = sum((u - v) ** 2 for u, v in zip(base_b, other_b))
+        bound = cal.rate_gram * _sqrt_up(qa) + cal.rate_moment * _sqrt_up(qb)     # from above
+        assert bound <= Fraction(eps[i])
+        worst = max(worst, float(bound) / eps[i])
+    assert 0.2 < worst <= 1.0           # the search reaches a real part of the budget
+
+
+def test_the_lattice_calibration_costs_little_and_refuses_extreme_levels():
+    for n, d in [(8, 2), (1070, 12), (10**5, 30)]:
+        eps = np.linspace(0.05, 2.0, 8)
+        total = float(eps.sum() * n / 8)
+        exact = S.ssp_calibration(total, 0.05, d, rounds=lattice.rounds_bound(n))
+        real = S.ssp_calibration(total, 0.05, d)
+        assert 1 - 2.0**-15 < exact.eta_gram / real.eta_gram < 1
+        assert 1 - 2.0**-15 < exact.eta_moment / real.eta_moment < 1
+    with pytest.raises(ValueError, match=r"min\(epsilons\) = 1e-305 is outside the allowed range"):
+        S.ssp_calibration(1.0, 1e-305, 2, rounds=10)
+    with pytest.raises(ValueError, match=r"share = 1.0 is outside the allowed range \(0, 1\)"):
+        S.ssp_calibration(1.0, 1.0, 2, 1.0)
+
+
+def test_at_equal_levels_it_is_the_published_ssp():
+    # non-personalized SSP (Vu & Slavkovic 2009; Wang 2018 without its adaptive lambda): noise on X^T X and
+    # X^T y of sensitivities sqrt(p) and 2 sqrt(d), each with half of epsilon, then (X^T X + E + n lam I)^-1 (X^T y
+    # + e), the Gram matrix's negative eigenvalues clipped; with the same draws it is the mechanism at w_i = 1/n
+    X, y, _ = _problem(n=50, d=3, seed=2)
+    eps, lam, n = np.full(50, 0.7), 0.3, 50
+    theta = S.ssp(X, y, eps, lam, rng=5, sampler="float")
+    gen = np.random.default_rng(5)
+    p = 6
+    E = pdp_lib.sample_l2_laplace(0.5 * 0.7 / math.sqrt(p), p, rng=gen)          # per unit of the unnormalized sums
+    e = pdp_lib.sample_l2_laplace(0.5 * 0.7 / (2 * math.sqrt(3)), 3, rng=gen)
+    G = X.T @ X
+    G[np.triu_indices(3)] += E
+    G = np.triu(G) + np.triu(G, 1).T
+    values, vectors = np.linalg.eigh(G)
+    published = vectors @ ((vectors.T @ (X.T @ y + e)) / (np.maximum(values, 0) + n * lam))
+    np.testing.assert_allclose(theta, published, rtol=1e-9, atol=1e-12)
+
+
+def test_the_statistics_are_on_the_grid_and_their_noise_does_not_depend_on_the_data():
+    X, y, eps = _problem(n=30, d=3, seed=1)
+    used, noises = [], []
+    for A, b in [(X, y), (1 - X, -y)]:
+        bits = RandomBits(17)
+        A_hat, b_hat, cal = S.ssp_statistics(A, b, eps, bits)
+        units = np.ldexp(np.r_[A_hat[np.triu_indices(3)], b_hat], cal.step_exponent)
+        assert np.array_equal(units, np.round(units)) and np.array_equal(A_hat, A_hat.T)
+        centre_a, centre_b = _centres(A, b, eps, cal)
+        noises.append(tuple(np.round(units).astype(object) - np.array(centre_a + centre_b, dtype=object)))
+        used.append(bits.used)
+    assert noises[0] == noises[1] and used[0] == used[1]
+
+
+def test_without_noise_it_is_the_weighted_ridge_and_an_indefinite_gram_is_clipped():
+    X, y, eps = _problem(n=40, d=3, seed=3)
+    theta = S.ssp(X, y, eps * 1e9, 0.5, rng=1)
+    ridge = pdp_lib.weighted_ridge(X, y, eps / eps.sum(), 0.5)
+    np.testing.assert_allclose(theta, ridge, atol=1e-6)
+    A = np.diag([1.0, -4.0, 0.5])                          # a noisy Gram matrix with a negative eigenvalue
+    np.testing.assert_allclose(S._solve_clipped(A, np.ones(3), 2.0), [1 / 3, 1 / 2, 1 / 2.5], rtol=1e-14)
+
+
+def test_bad_input_is_refused_by_name():
+    X, y, eps = _problem()
+    with pytest.raises(ValueError, match=r"share = 0.0 is outside the allowed range \(0, 1\)"):
+        S.ssp(X, y, eps, 1.0, share=0.0)
+    with pytest.raises(ValueError, match=r"sampler = 'lattice' is not allowed"):
+        S.ssp(X, y, eps, 1.0, sampler="lattice")
+    with pytest.raises(ValueError, match=r"lam = 0.0 is outside the allowed range"):
+        S.ssp(X, y, eps, 0.0)
+    with pytest.raises(ValueError, match=r"rng = -1 is outside the allowed range"):
+        S.ssp(X, y, eps, 1.0, rng=-1)
+    X[0, 0] = 1.5
+    with pytest.raises(ValueError, match=r"outside"):
+        S.ssp(X, y, eps, 1.0)
