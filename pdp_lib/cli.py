@@ -35,7 +35,8 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 
     python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
                                [--intercept] [--ignore COL ...] [--clip] [--chunk-rows N] [--seed S]
-                               [--scheduler ADDRESS] --out MODEL
+                               [--sampler exact|float] [--mechanism output|ssp] [--scheduler ADDRESS]
+                               --out MODEL
     python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]
                                    [--clip] [--test-fraction F] [--lams L1,L2,...] [--masks M] [--seed S] --out DIR
     python -m pdp_lib predict MODEL DATA --out FILE
@@ -172,6 +173,10 @@ def _add_fit(sub) -> None:
                      help="'exact' (default): the lattice release, whose guarantee covers every rounding; "
                           "'float': the double-precision sampler, whose guarantee holds over the reals only: the "
                           "last bits of its output can reveal the estimate before noise (Mironov, CCS 2012)")
+    fit.add_argument("--mechanism", choices=("output", "ssp"), default="output",
+                     help="'output' (default): PDP-OP, noise on the solution (Algorithm 1); 'ssp': noise on the "
+                          "weighted sums instead, then the ridge solved at --lam (the book's chapter 'Beyond output "
+                          "perturbation'); --bound does not apply to it")
     fit.add_argument("--scheduler", metavar="ADDRESS", default=None,
                      help="compute the sums on this Dask cluster (e.g. tcp://host:8786), one task per partition; "
                           "the noise is drawn here")
@@ -392,6 +397,9 @@ def _fit(args) -> int:
     from .formatting import sig
 
     _check_out_file("fit", args.out)
+    if args.mechanism == "ssp" and args.bound != "paper":
+        raise _Exit(2, "python -m pdp_lib fit: error: --bound applies to --mechanism output only: SSP's noise "
+                       "needs no bound on the solution; leave --bound out")
     _check_optional(args)
     with _refusing("fit"):
         bounds = _bounds(args)
@@ -401,11 +409,17 @@ def _fit(args) -> int:
         else:
             sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
-        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler)
+        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler,
+                                                           mechanism=args.mechanism)
         record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta, args.sampler)
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)
+    if args.mechanism == "ssp":
+        print(f"fitted on {sums.rows} rows by sufficient-statistics perturbation: lambda = {sig(args.lam, 6)}, "
+              f"eta = {sig(eta[0], 6)} on the Gram matrix and {sig(eta[1], 6)} on the moment (the model file holds "
+              f"every digit); model written to {args.out}")
+        return 0
     d = len(theta)
     noise = d / eta                                   # E||Z|| of the l2-Laplace noise: Gamma(d, 1/eta) (Remark 3.1)
     print(f"fitted on {sums.rows} rows: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} (the model file holds "

@@ -74,6 +74,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
+    mechanism : {"output", "ssp"}, default "output"
+        ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
+        perturbation (:func:`pdp_lib.mechanisms.ssp.ssp`, book chapter *Beyond output perturbation*), pure DP
+        with a numeric ``lam``; ``eta_`` is then ``nan`` (SSP has one noise parameter per statistic).
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -131,7 +135,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
                  validation_fraction=0.5, noise="l2", delta=None, epsilon=None, fit_intercept=False,
-                 sampler="exact"):
+                 sampler="exact", mechanism="output"):
+        self.mechanism = mechanism
         self.sampler = sampler
         self.noise = noise
         self.delta = delta
@@ -193,6 +198,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                             f"(0, inf), 'pruned' or 'auto'")
         rule = self.lam if isinstance(self.lam, str) else None
         sampler = check_sampler(self.sampler)
+        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp"):
+            raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP) or 'ssp' "
+                             f"(sufficient-statistics perturbation)")
+        if self.mechanism == "ssp":
+            return self._fit_ssp(X, y, epsilons, rule, sampler)
         if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
@@ -210,6 +220,26 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
+        self.tuning_ = None
+        return self
+
+    def _fit_ssp(self, X, y, epsilons, rule, sampler):
+        """``mechanism="ssp"``: sufficient-statistics perturbation (:func:`pdp_lib.mechanisms.ssp.ssp`), pure DP."""
+        from .mechanisms.ssp import solve_statistics, ssp_statistics
+
+        for setting, value, why in [("lam", rule, "its rules are derived for output perturbation's noise; give a "
+                                                  "number"),
+                                    ("noise", None if self.noise == "l2" else self.noise, "SSP's noise is l2"),
+                                    ("delta", self.delta, "SSP is pure DP here"),
+                                    ("B", self.B, "SSP needs no bound on the solution")]:
+            if value is not None:
+                raise ValueError(f"{setting} = {value!r} is not allowed with mechanism='ssp': {why}")
+        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
+        self.coef_ = solve_statistics(A_hat, b_hat, lam)
+        self.weights_ = eps / eps.sum()
+        self.eta_, self.sigma_ = float("nan"), float("nan")
+        self.lam_ = float(lam)
         self.tuning_ = None
         return self
 

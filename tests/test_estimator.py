@@ -97,7 +97,7 @@ def test_clone_get_set_params(small_data):
     c = clone(est)
     assert c.get_params() == {"lam": 3.0, "B": 0.5, "random_state": 9, "lam_grid": None, "tuning_share": 1.0,
                               "validation_fraction": 0.5, "noise": "l2", "delta": None, "epsilon": None,
-                              "fit_intercept": False, "sampler": "exact"}
+                              "fit_intercept": False, "sampler": "exact", "mechanism": "output"}
     assert not hasattr(c, "coef_")
     c.set_params(lam=0.25)
     assert c.lam == 0.25 and est.lam == 3.0

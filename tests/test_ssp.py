@@ -143,3 +143,20 @@ def test_bad_input_is_refused_by_name():
     X[0, 0] = 1.5
     with pytest.raises(ValueError, match=r"outside"):
         S.ssp(X, y, eps, 1.0)
+
+
+def test_the_estimator_fits_by_sufficient_statistics_and_refuses_what_does_not_apply():
+    X, y, eps = _problem(n=40, d=3, seed=8)
+    est = pdp_lib.PersonalizedRidge(lam=0.7, mechanism="ssp", random_state=4).fit(X, y, eps)
+    np.testing.assert_array_equal(est.coef_, S.ssp(X, y, eps, 0.7, rng=4))
+    assert np.isnan(est.eta_) and est.lam_ == 0.7
+    with_intercept = pdp_lib.PersonalizedRidge(lam=0.7, mechanism="ssp", random_state=4, fit_intercept=True)
+    with_intercept.fit(X, y, eps)
+    np.testing.assert_array_equal(np.r_[with_intercept.coef_, with_intercept.intercept_],
+                                  S.ssp(np.hstack([X, np.ones((40, 1))]), y, eps, 0.7, rng=4))
+    for kwargs, match in [(dict(lam="pruned"), r"lam = 'pruned' is not allowed with mechanism='ssp'"),
+                          (dict(delta=1e-5), r"delta = 1e-05 is not allowed with mechanism='ssp'"),
+                          (dict(B="sharp"), r"B = 'sharp' is not allowed with mechanism='ssp'"),
+                          (dict(mechanism="objective"), r"mechanism = 'objective' is not allowed")]:
+        with pytest.raises(ValueError, match=match):
+            pdp_lib.PersonalizedRidge(**{"mechanism": "ssp", **kwargs}).fit(X, y, eps)

@@ -245,8 +245,9 @@ def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
     assert "replace one" in privacy["neighbouring_relation"] and privacy["floating_point"].startswith("covered: ")
     assert privacy["sampler"].startswith("exact lattice l2-Laplace") and privacy["sampler"].endswith(
         lattice.NOISE_LAWS["lattice"])
-    assert "seed" not in json.dumps(model) and set(model) == {"coef", "intercept", "features", "lam", "B", "eta", "privacy",
-                                                              "scaling", "library"}
+    assert "seed" not in json.dumps(model) and set(model) == {"coef", "intercept", "features", "mechanism", "lam", "B",
+                                                              "eta", "privacy", "scaling", "library"}
+    assert model["mechanism"] == "output"
     status = cli.main(["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "2",
                        "--bounds", str(_bounds_file(tmp_path)), "--seed", "11", "--sampler", "float", "--out", str(out)])
     model = json.loads(out.read_text())
@@ -274,6 +275,26 @@ def test_fit_warns_when_the_exact_release_costs_noise(tmp_path, capsys):
     raw.to_csv(tmp_path / "data.csv", index=False)
     assert cli.main(args) == 0
     assert "exact release's eta" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sampler", ["exact", "float"])
+def test_fit_by_sufficient_statistics_is_the_in_memory_mechanism(tmp_path, capsys, sampler):
+    raw = _table()
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "ssp.json"
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "2",
+            "--bounds", str(_bounds_file(tmp_path)), "--seed", "11", "--mechanism", "ssp", "--sampler", sampler,
+            "--out", str(out)]
+    assert cli.main(args) == 0 and "sufficient-statistics perturbation" in capsys.readouterr().out
+    model = json.loads(out.read_text())
+    X, y, eps = _in_domain(raw)
+    np.testing.assert_allclose(model["coef"], pdp_lib.ssp(X, y, eps, 2.0, rng=11, sampler=sampler), rtol=1e-10)
+    assert model["mechanism"] == "ssp" and model["B"] is None and set(model["eta"]) == {"gram", "moment"}
+    assert model["privacy"]["theorem"].startswith("Proposition 'Personalized SSP'")
+    assert model["privacy"]["sampler"].startswith("exact lattice" if sampler == "exact" else "floating-point")
+    out.unlink()
+    assert cli.main(args[:-2] + ["--bound", "sharp", "--out", str(out)]) == 2
+    assert "--bound applies to --mechanism output only" in capsys.readouterr().err and not out.exists()
 
 
 def test_fit_releases_exactly_in_forty_dimensions_with_the_rounded_law(tmp_path, capsys):

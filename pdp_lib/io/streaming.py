@@ -640,8 +640,17 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     return sums
 
 
-def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact"):
+MECHANISMS = ("output", "ssp")
+"""``fit --mechanism``: PDP-OP's output perturbation, or sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`)."""
+
+
+def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: str = "output"):
     """PDP-OP from the sums: ``(theta_hat, (theorem, B, eta))``; the noise is drawn once, here.
+
+    ``mechanism="ssp"``: sufficient-statistics perturbation from the same sums
+    (:func:`pdp_lib.mechanisms.ssp.statistics_from_sums`, or its floating-point form), solved at ``lam``;
+    then ``theorem = "ssp"``, ``B`` is ``nan`` (SSP needs no bound on the solution) and ``eta`` the pair
+    ``(eta_gram, eta_moment)``.
 
     ``sampler="exact"`` (the default): the lattice release (:mod:`pdp_lib.mechanisms.lattice`), with
     ``eta`` the lattice's ``eta'``; with the same seed, ``theta_hat`` equals :func:`pdp_lib.pdp_op` on the
@@ -654,9 +663,13 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact"):
 
     lam = check_positive(lam, "lam")
     sampler = check_sampler(sampler)
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism = {mechanism!r} is not allowed; use one of {', '.join(MECHANISMS)}")
     d = sums.moment.size
     if not (0 < sums.total < float("inf")):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
+    if mechanism == "ssp":
+        return _fit_ssp(sums, lam, rng, sampler)
     cal = calibrate(np.array([sums.level_min, sums.level_max]), lam, d, B)   # validates lam, d and B; names the theorem
     eta = sums.total / noise_scale(lam, d, cal.B)      # S / c_lambda, S over every row
     if not (eta > 0 and np.isfinite(eta) and np.isfinite(1.0 / eta)):
@@ -676,11 +689,41 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact"):
     return theta, (cal.theorem, cal.B, eta)
 
 
+def _fit_ssp(sums: Sums, lam: float, rng, sampler: str):
+    """SSP from the sums: ``(theta_hat, ("ssp", nan, (eta_gram, eta_moment)))``."""
+    from ..mechanisms import ssp
+
+    d = sums.moment.size
+    if sampler == "exact":
+        if rng is not None:
+            check_rng(rng)
+        A_hat, b_hat, cal = ssp.statistics_from_sums(sums.gram, sums.moment, sums.total, sums.level_min, sums.rows,
+                                                     sums.rounds, rng)
+    else:
+        gen = check_rng(rng)
+        cal = ssp.ssp_calibration(sums.total, sums.level_min, d)
+        rows, cols = np.triu_indices(d)
+        upper = np.asarray(sums.gram, dtype=float)[rows, cols] / sums.total
+        upper = upper + _sample_l2_laplace(cal.eta_gram, rows.size, 1, gen)[0]
+        A_hat = np.zeros((d, d))
+        A_hat[rows, cols] = upper
+        A_hat = A_hat + np.triu(A_hat, 1).T
+        b_hat = np.asarray(sums.moment, dtype=float) / sums.total + _sample_l2_laplace(cal.eta_moment, d, 1, gen)[0]
+    theta = ssp.solve_statistics(A_hat, b_hat, lam)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
+                         f"nothing was written")
+    return theta, ("ssp", float("nan"), (cal.eta_gram, cal.eta_moment))
+
+
 PAPER = ("K. Acharya, F. Boenisch, R. Naidu and J. Ziani, Personalized Differential Privacy for Ridge Regression, "
          "arXiv:2401.17127 (2024)")
 """The paper whose theorems the model file cites."""
 
 _THEOREMS = {
+    "ssp": "Proposition 'Personalized SSP' with the lemma 'The statistics' sensitivities' of the book's chapter "
+           "'Beyond output perturbation' (beyond the paper: noise on sum_i w_i x_i x_i^T and sum_i w_i y_i x_i, "
+           "w_i = epsilon_i / sum(epsilon), then the ridge solved at lambda)",
     "3.1": "Theorem 3.1, with the norm bound B(lambda) = min(1/sqrt(lambda), sqrt(d)/lambda) of Lemma A.1",
     "3.2 with B*": "Theorem 3.2, with B = B*(lambda), the exact supremum of the weighted ridge solution's norm "
                    "over the domain (the book's chapter 'Sensitivity of the weighted ridge solution')",
@@ -710,6 +753,17 @@ FLOATING_POINT_TEXT = {
 }
 
 
+def _sampler_text(sampler: str, theorem: str, d: int) -> str:
+    """What the model file says of the noise: the sampler, and for the exact one its law."""
+    if theorem == "ssp":
+        if sampler == "float":
+            return "floating-point l2-Laplace on each statistic: a Gamma radius times a uniform direction"
+        return ("exact lattice l2-Laplace on each statistic: the sums divided exactly by the levels' sum, rounded "
+                "to the grid of step 2**-g, plus noise drawn from uniform bits with integer arithmetic only; its "
+                "law: " + NOISE_LAWS["rounded"])
+    return SAMPLER_TEXT[sampler] + (NOISE_LAWS[noise_law(d)] if sampler == "exact" else "")
+
+
 def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "exact") -> dict:
     """The model file's privacy statement: the guarantee, its relation, what is public, its proof, its limits.
 
@@ -728,7 +782,7 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
                   "lambda and the calibration's B and eta",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
         "floating_point": FLOATING_POINT_TEXT[sampler],
-        "sampler": SAMPLER_TEXT[sampler] + (NOISE_LAWS[noise_law(sums.moment.size)] if sampler == "exact" else ""),
+        "sampler": _sampler_text(sampler, theorem, sums.moment.size),
         "levels": sums.level_summary(),
         "bounds": bounds.as_dict(),
     }
@@ -743,11 +797,16 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
     """
     theta = np.asarray(theta, dtype=float)
     coef, intercept = (theta[:-1], float(theta[-1])) if bounds.intercept else (theta, 0.0)
+    if theorem == "ssp":        # SSP: no bound on the solution; one eta per statistic
+        mechanism, B, eta = "ssp", None, {"gram": float(eta[0]), "moment": float(eta[1])}
+    else:
+        mechanism, B, eta = "output", float(B), float(eta)
     return {
         "coef": [float(v) for v in coef],
         "intercept": intercept,
         "features": list(bounds.features),
-        "lam": float(lam), "B": float(B), "eta": float(eta),
+        "mechanism": mechanism,
+        "lam": float(lam), "B": B, "eta": eta,
         "privacy": privacy_statement(sums, bounds, theorem, sampler),
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
                    "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "

@@ -72,7 +72,8 @@ from .lattice import (
 )
 from .output_perturbation import _sample_l2_laplace
 
-__all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "ssp", "SHARE"]
+__all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "statistics_from_sums",
+           "solve_statistics", "ssp", "SHARE"]
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
@@ -191,11 +192,29 @@ def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="e
         return _symmetric(noisy_upper, d), b + _sample_l2_laplace(cal.eta_moment, d, 1, gen)[0], cal
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
+    gram, moment, rounds = weighted_sums(X, y, eps)
+    return statistics_from_sums(gram, moment, math.fsum(eps), float(eps.min()), n, rounds, rng, share=share)
+
+
+def statistics_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, rng=None, *,
+                         share: float = SHARE) -> tuple:
+    """The lattice release of the statistics from the sums of ``n`` rows: ``(A_hat, b_hat, calibration)``.
+
+    ``gram`` and ``moment`` are :func:`pdp_lib.mechanisms.lattice.weighted_sums` of rows of the domain (or their
+    streamed merges, :class:`pdp_lib.io.streaming.Sums`), ``total`` the levels' sum correctly rounded.  The
+    calibration uses :func:`pdp_lib.mechanisms.lattice.rounds_bound` of ``n``, so the noise does not depend on
+    the layout of the rows; the sums' own ``rounds`` must not exceed it.
+    """
+    d = np.asarray(moment).size
+    p = d * (d + 1) // 2
+    rows, cols = np.triu_indices(d)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     _check_floating_point()
-    total = math.fsum(eps)
-    cal = ssp_calibration(total, float(eps.min()), d, share, rounds=rounds_bound(n))
-    gram, moment, _ = weighted_sums(X, y, eps)
+    if rounds > rounds_bound(n):
+        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
+                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    cal = ssp_calibration(total, eps_min, d, share, rounds=rounds_bound(n))
+    gram, moment = np.asarray(gram, dtype=float), np.asarray(moment, dtype=float)
     scale = _power_of_two(cal.step_exponent) / Fraction(total)       # 1 / (S~ gamma), exactly
     m_a = [round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)]
     m_b = [round(Fraction(float(v)) * scale) for v in moment]
@@ -205,6 +224,11 @@ def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="e
     upper = np.array([math.ldexp(float(m + k), -g) for m, k in zip(m_a, k_a)])
     b_hat = np.array([math.ldexp(float(m + k), -g) for m, k in zip(m_b, k_b)])
     return _symmetric(upper, d), b_hat, cal
+
+
+def solve_statistics(A_hat, b_hat, lam) -> np.ndarray:
+    """``(A_+ + lam I)^{-1} b``: the negative eigenvalues of the symmetric ``A_hat`` set to 0 (post-processing)."""
+    return _solve_clipped(np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float), float(lam))
 
 
 def _solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarray:
