@@ -56,13 +56,17 @@ def _sqrt_up(v: int) -> Fraction:
 
 
 @pytest.mark.parametrize("share", [0.5, 0.2, 0.9])
-def test_no_corner_neighbour_loses_more_than_its_level_on_the_lattice(share):
+def test_no_neighbour_loses_more_than_its_level_on_the_lattice(share):
+    # every slot replaced by every point of a grid of step 1/4 on the domain (corners and interior points), the
+    # base rows at corners too, so that the worst pairs of the domain are among those tried
     X, y, eps = _problem()
+    X[::2], y[::2] = 1.0, 1.0
     n, d = X.shape
     cal = S.ssp_calibration(math.fsum(eps), float(eps.min()), d, share, rounds=lattice.rounds_bound(n))
     base_a, base_b = _centres(X, y, eps, cal)
     worst = 0.0
-    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+    grid = itertools.product(np.linspace(0, 1, 5), np.linspace(0, 1, 5), [-1.0, 1.0])
+    for i, corner in itertools.product(range(n), list(grid)):
         X2, y2 = X.copy(), y.copy()
         X2[i], y2[i] = corner[:d], corner[d]
         other_a, other_b = _centres(X2, y2, eps, cal)
@@ -71,7 +75,7 @@ def test_no_corner_neighbour_loses_more_than_its_level_on_the_lattice(share):
         bound = cal.rate_gram * _sqrt_up(qa) + cal.rate_moment * _sqrt_up(qb)     # from above
         assert bound <= Fraction(eps[i])
         worst = max(worst, float(bound) / eps[i])
-    assert 0.2 < worst <= 1.0           # the search reaches a real part of the budget
+    assert 0.75 < worst <= 1.0          # the search reaches most of the budget (the sum of sensitivities is not tight)
 
 
 def test_the_lattice_calibration_costs_little_and_refuses_extreme_levels():
@@ -88,10 +92,11 @@ def test_the_lattice_calibration_costs_little_and_refuses_extreme_levels():
         S.ssp_calibration(1.0, 1.0, 2, 1.0)
 
 
-def test_at_equal_levels_it_is_the_published_ssp():
-    # non-personalized SSP (Vu & Slavkovic 2009; Wang 2018 without its adaptive lambda): noise on X^T X and
-    # X^T y of sensitivities sqrt(p) and 2 sqrt(d), each with half of epsilon, then (X^T X + E + n lam I)^-1 (X^T y
-    # + e), the Gram matrix's negative eigenvalues clipped; with the same draws it is the mechanism at w_i = 1/n
+def test_at_equal_levels_it_is_unnormalized_ssp_with_ridge_n_lambda():
+    # at equal levels the weights are 1/n: the mechanism is non-personalized SSP with l2 noise written on the raw
+    # sums, noise on X^T X and X^T y of sensitivities sqrt(p) and 2 sqrt(d), each with half of epsilon, then
+    # (X^T X + E + n lam I)^-1 (X^T y + e), the negative eigenvalues clipped (the published forms draw Laplace or
+    # Gaussian noise instead); with the same draws the two agree
     X, y, _ = _problem(n=50, d=3, seed=2)
     eps, lam, n = np.full(50, 0.7), 0.3, 50
     theta = S.ssp(X, y, eps, lam, rng=5, sampler="float")
