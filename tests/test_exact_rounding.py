@@ -18,6 +18,7 @@ import pytest
 from scipy import integrate, stats
 
 from pdp_lib.mechanisms import exact_rounding as er
+from laws import chi_square_pvalue
 from pdp_lib.mechanisms.exact_sampling import RandomBits
 
 
@@ -57,27 +58,14 @@ def _cell_probabilities_2d(t, radius):
     return cells, np.array(p)
 
 
-def _chi_square(draws, cells, p):
-    index = {k: j for j, k in enumerate(cells)}
-    counts = np.zeros(len(cells) + 1)
-    for k in draws:
-        counts[index.get(k, len(cells))] += 1
-    expected = np.append(p, max(1.0 - p.sum(), 0.0)) * len(draws)
-    keep = expected >= 5                               # pool the sparse cells into one
-    observed, want = counts[keep], expected[keep]
-    if not keep.all():
-        observed, want = np.append(observed, counts[~keep].sum()), np.append(want, expected[~keep].sum())
-    return stats.chisquare(observed, want).pvalue
-
-
 @pytest.mark.parametrize("d, t, radius", [(1, Fraction(1, 2), 14), (2, Fraction(1), 6)])
 def test_the_rounded_sampler_has_the_cell_law(d, t, radius):
     cells, p = (_cell_probabilities_1d if d == 1 else _cell_probabilities_2d)(float(t), radius)
     bits = RandomBits(200 + d)
     draws = [er.sample_rounded_l2(t, d, bits) for _ in range(20_000)]
-    assert _chi_square(draws, cells, p) > 1e-3
+    assert chi_square_pvalue(draws, cells, p) > 1e-3
     wrong = [er.sample_rounded_l2(t * Fraction(11, 10), d, bits) for _ in range(20_000)]
-    assert _chi_square(wrong, cells, p) < 1e-6          # the test sees a rate 10% off
+    assert chi_square_pvalue(wrong, cells, p) < 1e-6          # the test sees a rate 10% off
 
 
 @pytest.mark.parametrize("d, draws", [(3, 4000), (40, 1000), (100, 400)])
@@ -120,9 +108,9 @@ def test_the_rounded_gaussian_has_the_cell_law():
     cells = [(int(v),) for v in k]
     bits = RandomBits(404)
     draws = [er.sample_rounded_gaussian(t, 1, bits) for _ in range(20_000)]
-    assert _chi_square(draws, cells, p) > 1e-3
+    assert chi_square_pvalue(draws, cells, p) > 1e-3
     wrong = [er.sample_rounded_gaussian(t * Fraction(11, 10), 1, bits) for _ in range(20_000)]
-    assert _chi_square(wrong, cells, p) < 1e-6          # the test sees a scale 10% off
+    assert chi_square_pvalue(wrong, cells, p) < 1e-6          # the test sees a scale 10% off
     many = [er.sample_rounded_gaussian(Fraction(1, 10**12), 30, bits) for _ in range(400)]
     z = np.array(many, dtype=float).ravel() * 1e-12     # rounding moves each by at most 5e-13
     assert stats.kstest(z, stats.norm.cdf).pvalue > 1e-3

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from laws import chi_square_pvalue
 from pdp_lib.mechanisms import exact_sampling as es
 
 
@@ -91,16 +92,7 @@ def _lattice_probabilities(t, d, radius):
 
 def _chi_square(draws, t, d, radius):
     grid, p = _lattice_probabilities(t, d, radius)
-    index = {tuple(k): j for j, k in enumerate(grid)}
-    counts = np.zeros(len(grid) + 1)
-    for k in draws:
-        counts[index.get(tuple(k), len(grid))] += 1
-    expected = np.append(p, max(1.0 - p.sum(), 0.0)) * len(draws)
-    keep = expected >= 5                               # pool the sparse cells into one
-    observed, want = counts[keep], expected[keep]
-    if not keep.all():
-        observed, want = np.append(observed, counts[~keep].sum()), np.append(want, expected[~keep].sum())
-    return stats.chisquare(observed, want).pvalue
+    return chi_square_pvalue([tuple(k) for k in draws], [tuple(k) for k in grid], p)
 
 
 @pytest.mark.parametrize("d, t, radius", [(1, Fraction(1, 2), 12), (2, Fraction(3, 4), 8), (3, Fraction(1), 5)])

@@ -39,7 +39,7 @@ from .exact_sampling import RandomBits, sample_lattice_l2
 
 __all__ = ["LatticeCalibration", "check_sampler", "noise_law", "NOISE_LAWS", "weighted_sums", "merged_rounds",
            "LATTICE_LAW_DIMENSION", "rounds_bound", "unit_roundoff_gamma", "accumulation_error",
-           "lattice_calibration", "lattice_centre", "integer_system", "sums_rounding_bound", "release_from_sums",
+           "lattice_calibration", "lattice_centre", "integer_system", "sums_rounding_bound", "check_release_levels", "release_from_sums",
            "SAMPLERS", "BLOCK_ROWS"]
 
 SAMPLERS = ("exact", "float")
@@ -277,12 +277,7 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     """
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
-    if not (0 < total <= _LARGEST_TOTAL):
-        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, 2**1000] of the exact release: "
-                         f"larger levels could overflow its sums")
-    if not eps_min >= _SMALLEST_LEVEL:
-        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of the exact "
-                         f"release: smaller levels could underflow its sums")
+    check_release_levels(total, eps_min)
     B_used = resolve_bound(lam, d, B)
     B_up = Fraction(B_used) * (1 + Fraction(1, 1 << 50))     # B(lambda) or B*(lambda), computed in floating point
     if isinstance(B, numbers.Real) and not isinstance(B, bool):
@@ -305,6 +300,16 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     eta_real = float(total) / noise_scale(lam, d, B_used)
     return LatticeCalibration(step_exponent=g, eta=eta, rate=Fraction(eta) * gamma, eta_real=eta_real,
                               sensitivity_min=delta_min, error_bound=e)
+
+
+def check_release_levels(total: float, eps_min: float) -> None:
+    """Refuse, by their public values alone, levels whose sums could overflow or underflow in any exact release."""
+    if not (0 < total <= _LARGEST_TOTAL):
+        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, 2**1000] of the exact release: "
+                         f"larger levels could overflow its sums")
+    if not eps_min >= _SMALLEST_LEVEL:
+        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of the exact "
+                         f"release: smaller levels could underflow its sums")
 
 
 def _step_exponent(target: Fraction) -> int:

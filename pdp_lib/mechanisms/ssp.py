@@ -64,12 +64,11 @@ from ..validation import check_fraction, check_problem, check_rng
 from .exact_rounding import sample_rounded_l2
 from .exact_sampling import RandomBits
 from .lattice import (
-    _LARGEST_TOTAL,
-    _SMALLEST_LEVEL,
     _check_floating_point,
     _power_of_two,
     _sqrt_up,
     _step_exponent,
+    check_release_levels,
     check_sampler,
     rounds_bound,
     sums_rounding_bound,
@@ -135,12 +134,7 @@ def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, 
     if rounds is None:
         sens_a, sens_b = ssp_sensitivities(d)
         return SSPCalibration(share=rho, eta_gram=rho * total / sens_a, eta_moment=(1 - rho) * total / sens_b)
-    if not (0 < total <= _LARGEST_TOTAL):
-        raise ValueError(f"sum(epsilons) = {total!r} is outside the allowed range (0, 2**1000] of the exact release: "
-                         f"larger levels could overflow its sums")
-    if not eps_min >= _SMALLEST_LEVEL:
-        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of the exact "
-                         f"release: smaller levels could underflow its sums")
+    check_release_levels(total, eps_min)
     p = d * (d + 1) // 2
     sqrt_p, sqrt_d = _sqrt_up(Fraction(p)), _sqrt_up(Fraction(d))
     S_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
