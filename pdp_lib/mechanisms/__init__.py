@@ -12,6 +12,8 @@
                          exp(-t||u||) and Gaussian noises rounded exactly to the integer lattice, in any
                          dimension
 ``ssp``                  sufficient-statistics perturbation, personalized by re-weighting, on a lattice
+``adassp``               Wang's AdaSSP personalized: Gaussian statistics and a private ridge, (eps_i, delta)-DP,
+                         and SSP with Gaussian noise at a fixed ridge
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

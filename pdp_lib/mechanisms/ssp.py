@@ -77,7 +77,7 @@ from .lattice import (
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "statistics_from_sums",
-           "solve_statistics", "ssp", "SHARE"]
+           "lattice_statistics", "solve_statistics", "ssp", "SHARE"]
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
@@ -206,23 +206,29 @@ def statistics_from_sums(gram, moment, total: float, eps_min: float, n: int, rou
     """
     d = np.asarray(moment).size
     p = d * (d + 1) // 2
-    rows, cols = np.triu_indices(d)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     _check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")
     cal = ssp_calibration(total, eps_min, d, share, rounds=rounds_bound(n))
-    gram, moment = np.asarray(gram, dtype=float), np.asarray(moment, dtype=float)
-    scale = _power_of_two(cal.step_exponent) / Fraction(total)       # 1 / (S~ gamma), exactly
-    m_a = [round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)]
-    m_b = [round(Fraction(float(v)) * scale) for v in moment]
+    m_a, m_b = lattice_statistics(gram, moment, total, cal.step_exponent)
     k_a = sample_rounded_l2(cal.rate_gram, p, bits)
     k_b = sample_rounded_l2(cal.rate_moment, d, bits)
     g = cal.step_exponent
     upper = np.array([float(Fraction(m + k) / _power_of_two(g)) for m, k in zip(m_a, k_a)])   # correctly rounded
     b_hat = np.array([float(Fraction(m + k) / _power_of_two(g)) for m, k in zip(m_b, k_b)])
     return _symmetric(upper, d), b_hat, cal
+
+
+def lattice_statistics(gram, moment, total: float, g: int) -> tuple:
+    """The lattice centres ``(m_A, m_b)``: the upper triangle of ``gram`` (row by row) and ``moment``, each divided by
+    ``total`` and rounded to the nearest multiple of ``2**-g`` (ties to even), exactly, in units of the step."""
+    gram, moment = np.asarray(gram, dtype=float), np.asarray(moment, dtype=float)
+    rows, cols = np.triu_indices(moment.size)
+    scale = _power_of_two(g) / Fraction(total)                       # 1 / (S~ gamma), exactly
+    return ([round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)],
+            [round(Fraction(float(v)) * scale) for v in moment])
 
 
 def solve_statistics(A_hat, b_hat, lam) -> np.ndarray:
