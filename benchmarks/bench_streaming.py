@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_streaming.py --rows 1000000 10000000
     .venv/bin/python benchmarks/bench_streaming.py --rows 10000000 --levels continuous --compare --no-dask
+    .venv/bin/python benchmarks/bench_streaming.py --rows 10000000 --mechanism ssp --match --no-dask
 
 Each size is written to a temporary folder in parts of 10^6 rows (features in [0, 1], labels in
 [-1, 1], levels from the paper's three groups, or ``--levels continuous``: uniform on [0.01, 1], every
@@ -9,7 +10,10 @@ level distinct).  Streaming: ``python -m pdp_lib fit`` (and ``compare`` with ``-
 interpreter, whose own peak resident memory it reports from ``getrusage`` when it exits; the model
 file's size.  Dask: the sums on a
 ``LocalCluster`` of 2 worker processes (one thread each), one task per part, with each worker's
-peak resident memory read on the worker.  Nothing depends on wall time.
+peak resident memory read on the worker.  ``--mechanism ssp`` fits by sufficient-statistics perturbation;
+``--match`` then loads the same rows in memory (in the order the files are read) and runs the in-memory mechanism
+with the same seed, reporting the largest relative difference between the two models.  Nothing depends on wall
+time.
 """
 
 import argparse
@@ -74,12 +78,46 @@ def run_measured(*args) -> tuple:
     return elapsed, float(done.stderr.strip().splitlines()[-1])
 
 
+SEED = 11
+
+_IN_MEMORY = ("import json, resource, sys, time\n"
+              "import numpy as np, pandas as pd, pdp_lib\n"
+              "from pdp_lib.io import streaming\n"
+              "folder, model, mechanism = sys.argv[1:4]\n"
+              "parts = streaming.data_files(folder)\n"
+              "frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)\n"
+              "X = frame[[f'x{j}' for j in range(12)]].to_numpy()\n"
+              "y, eps = frame['y'].to_numpy(), frame['eps'].to_numpy()\n"
+              "del frame\n"
+              "t0 = time.perf_counter()\n"
+              "run = pdp_lib.ssp if mechanism == 'ssp' else pdp_lib.pdp_op\n"
+              f"theta = run(X, y, eps, 1.0, rng={SEED})\n"
+              "elapsed = time.perf_counter() - t0\n"
+              "coef = np.array(json.load(open(model))['coef'])\n"
+              "diff = float(np.max(np.abs(coef - theta) / np.abs(theta)))\n"
+              "print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, diff)\n")
+
+
+def in_memory(folder: Path, model: Path, mechanism: str) -> tuple:
+    """The in-memory mechanism on the same rows with the same seed, in a fresh interpreter: its seconds (the
+    mechanism alone, after loading), its peak resident memory, and the largest relative difference of the models."""
+    done = subprocess.run([sys.executable, "-c", _IN_MEMORY, str(folder), str(model), mechanism],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    elapsed, peak, diff = done.stdout.split()
+    return f"{float(elapsed):.1f}", f"{float(peak):.0f}", f"{float(diff):.1e}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--levels", choices=("groups", "continuous"), default="groups")
     parser.add_argument("--compare", action="store_true", help="also time compare")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask cluster")
+    parser.add_argument("--mechanism", choices=("output", "ssp"), default="output")
+    parser.add_argument("--match", action="store_true",
+                        help="compare the streamed model with the in-memory mechanism at the same seed")
     args = parser.parse_args()
     client = cluster = None
     if not args.no_dask:
@@ -87,10 +125,10 @@ def main() -> None:
 
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-    print(f"levels: {args.levels}")
+    print(f"levels: {args.levels}, mechanism: {args.mechanism}")
     print("| rows | write (s) | fit (s) | fit peak (MB) | model file (KB) | compare (s) | compare peak (MB) "
-          "| Dask fit (s) | worker peak (MB) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| Dask fit (s) | worker peak (MB) | in memory (s) | in-memory peak (MB) | largest relative difference |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rows in args.rows:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp) / "data"
@@ -100,7 +138,7 @@ def main() -> None:
             written = time.perf_counter() - t0
             model = Path(tmp) / "model.json"
             fitted, peak = run_measured("fit", str(folder), "--label", "y", "--epsilon", "eps", "--lam", "1",
-                                        "--out", str(model))
+                                        "--seed", str(SEED), "--mechanism", args.mechanism, "--out", str(model))
             size = model.stat().st_size / 1024
             compared = ("", "")
             if args.compare:
@@ -111,8 +149,9 @@ def main() -> None:
             if client is not None:
                 t, wpeak = dask_fit_time(folder, client)
                 on_dask = (f"{t:.1f}", f"{wpeak:.0f}")
+            matched = in_memory(folder, model, args.mechanism) if args.match else ("", "", "")
             print(f"| {rows:,} | {written:.1f} | {fitted:.1f} | {peak:.0f} | {size:.1f} | {compared[0]} | "
-                  f"{compared[1]} | {on_dask[0]} | {on_dask[1]} |", flush=True)
+                  f"{compared[1]} | {on_dask[0]} | {on_dask[1]} | {' | '.join(matched)} |", flush=True)
     if client is not None:
         client.close()
         cluster.close()

@@ -6,7 +6,7 @@ one piece of the paper:
 
 ``mechanisms``  the release mechanisms, one module each: ``output_perturbation`` (PDP-OP: Algorithm 1,
                 eq. (2), Remark 3.1, Theorems 3.1/3.2), ``baselines``, ``threshold``, ``gaussian``,
-                ``private_selection``, ``ssp`` and ``adassp`` (sufficient statistics, pure and (eps, delta))
+                ``private_selection``, ``ssp`` and ``adassp`` (sufficient statistics, pure and (eps, delta)), ``noisy_gd``
 ``io``          users' tables: public bounds, streamed sums (``streaming``), the comparison from them
                 (``comparison``), the sums on a Dask cluster (``dask_fit``)
 ``estimator``   the scikit-learn style estimator around Algorithm 1
@@ -105,6 +105,7 @@ _EXPORTS = {
     "ssp": "mechanisms.ssp",
     "adassp": "mechanisms.adassp",
     "gaussian_ssp": "mechanisms.adassp",
+    "noisy_gd": "mechanisms.noisy_gd",
     "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }

@@ -568,7 +568,31 @@ def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
         mid = 0.5 * (lo + hi)
         above = over(mid)
         lo, hi = np.where(above, lo, mid), np.where(above, mid, hi)
-    return np.exp(lo)
+    mus = np.exp(lo)
+    _check_profile_precision(eps, mus, delta)
+    return mus
+
+
+def _check_profile_precision(eps: np.ndarray, mus: np.ndarray, delta: float) -> None:
+    r"""Refuse levels whose :math:`\delta(\varepsilon; \mu^*)` double precision cannot resolve to within ``SAFETY / 4``.
+
+    The profile is :math:`e^{L_1}(1 - e^{D})` with :math:`D = L_2 - L_1` the difference of two logarithms of
+    magnitude about :math:`|L_1| + |L_2|`, each computed within a few units of the last place: a relative error of
+    about :math:`16u(|L_1| + |L_2| + \varepsilon)/|D|` in the profile, ``u = 2**-53``.  For tiny levels with a tiny
+    ``delta`` the two terms cancel and that error exceeds the bisection's margin, so the returned ``mu*`` could give
+    more than ``delta``: refused rather than computed.
+    """
+    log_first = special.log_ndtr(mus / 2.0 - eps / mus)
+    log_second = eps + special.log_ndtr(-mus / 2.0 - eps / mus)
+    gap = np.abs(log_second - log_first)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        error = 16 * 2.0**-53 * (np.abs(log_first) + np.abs(log_second) + eps) / gap
+    bad = ~(error <= SAFETY / 4)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"epsilons[{i}] = {float(eps[i])!r} with delta = {delta!r} is outside the range where "
+                         f"mu*(epsilon, delta) is computed safely in double precision: the Gaussian profile's two "
+                         f"terms cancel; raise delta or the level")
 
 
 def largest_gaussian_mu(epsilon, delta) -> float:

@@ -76,8 +76,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         Source of the privacy noise.  An int gives the same noise on every fit.
     mechanism : {"output", "ssp"}, default "output"
         ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
-        perturbation (:func:`pdp_lib.mechanisms.ssp.ssp`, book chapter *Beyond output perturbation*), pure DP
-        with a numeric ``lam``; ``eta_`` is then ``nan`` (SSP has one noise parameter per statistic).
+        perturbation (book chapter *Beyond output perturbation*): pure DP with a numeric ``lam``
+        (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
+        statistics at a numeric ``lam`` (:func:`pdp_lib.mechanisms.adassp.gaussian_ssp`) or, with ``lam="auto"``,
+        personalized AdaSSP, whose ridge is chosen from its own release (:func:`pdp_lib.mechanisms.adassp.adassp`;
+        ``lam_`` is the ridge chosen).  ``eta_`` and ``sigma_`` are then ``nan`` (SSP has one noise per statistic).
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -224,20 +227,52 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         return self
 
     def _fit_ssp(self, X, y, epsilons, rule, sampler):
-        """``mechanism="ssp"``: sufficient-statistics perturbation (:func:`pdp_lib.mechanisms.ssp.ssp`), pure DP."""
+        """``mechanism="ssp"``: sufficient-statistics perturbation, pure DP (:func:`pdp_lib.mechanisms.ssp.ssp`) or,
+        with ``delta`` and ``noise="gaussian"``, Gaussian (:mod:`pdp_lib.mechanisms.adassp`)."""
         from .mechanisms.ssp import solve_statistics, ssp_statistics
 
-        for setting, value, why in [("lam", rule, "its rules are derived for output perturbation's noise; give a "
-                                                  "number"),
-                                    ("noise", None if self.noise == "l2" else self.noise, "SSP's noise is l2"),
-                                    ("delta", self.delta, "SSP is pure DP here"),
-                                    ("B", self.B, "SSP needs no bound on the solution")]:
-            if value is not None:
-                raise ValueError(f"{setting} = {value!r} is not allowed with mechanism='ssp': {why}")
+        if self.B is not None:
+            raise ValueError(f"B = {self.B!r} is not allowed with mechanism='ssp': SSP needs no bound on the solution")
+        if self.delta is not None or self.noise == "gaussian":
+            return self._fit_gaussian_ssp(X, y, epsilons, rule, sampler)
+        if rule is not None:
+            raise ValueError(f"lam = {rule!r} is not allowed with mechanism='ssp' under pure DP: its rules are derived "
+                             f"for output perturbation's noise; give a number (or delta, noise='gaussian' and "
+                             f"lam='auto' for AdaSSP)")
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
         self.weights_ = eps / eps.sum()
+        self.eta_, self.sigma_ = float("nan"), float("nan")
+        self.lam_ = float(lam)
+        self.tuning_ = None
+        return self
+
+    def _fit_gaussian_ssp(self, X, y, epsilons, rule, sampler):
+        """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam``, or AdaSSP (``lam="auto"``)."""
+        from .curves import tolerated_gaussian_mus
+        from .mechanisms.adassp import SHARES, _release, adassp_ridge, check_shares
+        from .mechanisms.ssp import solve_statistics
+        from .validation import check_fraction
+
+        if self.noise != "gaussian" or self.delta is None:
+            raise ValueError("mechanism='ssp' under (epsilon_i, delta) has Gaussian noise: give both delta in (0, 1) "
+                             f"and noise='gaussian' (got delta = {self.delta!r}, noise = {self.noise!r})")
+        if rule == "pruned":
+            raise ValueError("lam = 'pruned' is not allowed with mechanism='ssp': its plan is derived for output "
+                             "perturbation; give a number, or lam='auto' for AdaSSP's private ridge")
+        delta = check_fraction(self.delta, "delta", closed_low=False, closed_high=False)
+        if rule == "auto":
+            X, y, eps, _ = check_problem(X, y, epsilons)
+        else:
+            X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        shares = SHARES if rule == "auto" else check_shares((0.5, 0.5, 0.0))
+        release = _release(X, y, eps, delta, self.random_state, shares, sampler)
+        if rule == "auto":
+            lam = adassp_ridge(release)
+        self.coef_ = solve_statistics(release.gram, release.moment, lam)
+        mus = tolerated_gaussian_mus(eps, delta)
+        self.weights_ = mus / mus.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")
         self.lam_ = float(lam)
         self.tuning_ = None

@@ -119,7 +119,7 @@ def test_the_eigenvalue_floor_on_hand_computed_cases():
 def _wang(gram, moment, eigen, sigmas, delta, failure, z_upper, z_b, z_e):
     """A transcription of the published AdaSSP (Wang 2018, Algorithm 2) given its noises."""
     d = moment.size
-    private_lambda = max(0, eigen + sigmas[2] * z_e - sigmas[2] * np.sqrt(np.log(6 / delta)))
+    private_lambda = max(0, max(0, eigen) + sigmas[2] * z_e - sigmas[2] * np.sqrt(np.log(6 / delta)))
     final_lambda = max(0, np.sqrt(d * np.log(2 * d**2 / failure)) * sigmas[0] - private_lambda)
     noise = np.zeros((d, d))
     noise[np.triu_indices(d)] = z_upper
@@ -134,7 +134,7 @@ def test_at_equal_levels_it_is_the_published_algorithm_draw_for_draw(seed):
     X, y, _ = _problem(n=40, d=3, seed=seed)
     n, d = X.shape
     eps = np.full(n, 0.7)
-    theta = A.adassp(X, y, eps, DELTA, seed, sampler="float")
+    theta = A.adassp(X, y, eps, DELTA, seed, sampler="float", solve="pinv")
     cal = A.adassp_release(X, y, eps, DELTA, seed, sampler="float").calibration
     gen = np.random.default_rng(seed)                       # the same draws, in the release's order
     z_upper, z_b, z_e = gen.standard_normal(d * (d + 1) // 2), gen.standard_normal(d), gen.standard_normal()
@@ -153,9 +153,9 @@ def test_the_published_draws_follow_the_transcription():
     gen = np.random.default_rng(9)
     z_upper, z_b, z_e = gen.standard_normal((2, 6)), gen.standard_normal((2, 3)), gen.standard_normal(2)
     sig = published_scales(3, 1.0, DELTA)
-    assert sig == pytest.approx((math.sqrt(math.log(6e5)) * 9,) * 3 and sig, rel=0)
     assert sig[0] == pytest.approx(math.sqrt(math.log(6 / DELTA)) * 3 * 3, rel=1e-15)      # s X^2, X^2 = d = 3
     assert sig[1] == pytest.approx(math.sqrt(math.log(6 / DELTA)) * 3 * math.sqrt(3), rel=1e-15)
+    assert sig[2] == sig[0]
     eig = max(0.0, np.linalg.eigvalsh(X.T @ X)[0])
     for k in range(2):
         assert np.allclose(thetas[k], _wang(X.T @ X, X.T @ y, eig, sig, DELTA, A.FAILURE, z_upper[k], z_b[k], z_e[k]),
@@ -173,6 +173,10 @@ def test_the_vectorized_draws_are_the_single_release():
     sigmas = (cal.sigma_gram, cal.sigma_moment, cal.sigma_eigen)
     thetas, _ = A.adassp_draws(gram, moment, np.linalg.eigvalsh(gram)[0], sigmas, DELTA, np.random.default_rng(11), 1)
     assert np.allclose(thetas[0], theta, rtol=1e-9, atol=1e-12)
+    pinv = A.adassp(X, y, eps, DELTA, 11, sampler="float", solve="pinv")
+    thetas, _ = A.adassp_draws(gram, moment, np.linalg.eigvalsh(gram)[0], sigmas, DELTA, np.random.default_rng(11), 1,
+                               solve="pinv")
+    assert np.allclose(thetas[0], pinv, rtol=1e-9, atol=1e-12)
 
 
 def test_the_exact_release_is_on_the_grid_and_reproducible():
@@ -193,7 +197,7 @@ def test_the_exact_release_is_on_the_grid_and_reproducible():
 
 def test_gaussian_ssp_releases_no_eigenvalue_and_keeps_shares_below_one():
     X, y, eps = _problem(n=30, d=2, seed=7)
-    release = A._release(X, y, eps, DELTA, 0, A._check_shares((0.3, 0.7, 0.0)), "float")
+    release = A._release(X, y, eps, DELTA, 0, A.check_shares((0.3, 0.7, 0.0)), "float")
     assert release.eigen is None and release.calibration.sigma_eigen == math.inf
     for share in (0.1, 0.3, 1 / 3, 0.7, 0.9):
         rest = float(1 - Fraction(share))
@@ -206,7 +210,7 @@ def test_gaussian_ssp_releases_no_eigenvalue_and_keeps_shares_below_one():
 @pytest.mark.parametrize("kwargs, message", [
     ({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"), ({"delta": float("nan")}, "delta"),
     ({"shares": (0.5, 0.5, 0.0)}, "rho_e = 0"), ({"shares": (0.5, 0.5)}, "shares"),
-    ({"shares": (0.4, 0.4, 0.4)}, "shares"), ({"shares": (0.0, 0.5, 0.5)}, "shares"),
+    ({"shares": (0.4, 0.4, 0.4)}, "shares"), ({"shares": (0.0, 0.5, 0.5)}, "shares"), ({"solve": "lstsq"}, "solve"),
     ({"shares": ("a", 0.5, 0.5)}, "shares"), ({"failure": 0.0}, "failure"), ({"failure": 1.5}, "failure"),
     ({"sampler": "fast"}, "sampler"),
 ])
@@ -228,3 +232,37 @@ def test_bad_data_and_lam_are_refused():
     with pytest.raises(ValueError):
         A.adassp(X, y, eps, DELTA, 0)
     assert pdp_lib.adassp is A.adassp and pdp_lib.gaussian_ssp is A.gaussian_ssp
+
+
+def test_the_estimator_fits_gaussian_ssp_and_adassp():
+    X, y, eps = _problem(n=40, d=3, seed=9)
+    est = pdp_lib.PersonalizedRidge(lam=0.7, mechanism="ssp", noise="gaussian", delta=DELTA, random_state=4)
+    np.testing.assert_array_equal(est.fit(X, y, eps).coef_, A.gaussian_ssp(X, y, eps, 0.7, DELTA, 4))
+    assert est.lam_ == 0.7 and np.allclose(est.weights_.sum(), 1)
+    auto = pdp_lib.PersonalizedRidge(lam="auto", mechanism="ssp", noise="gaussian", delta=DELTA, random_state=5)
+    auto.fit(X, y, eps)
+    np.testing.assert_array_equal(auto.coef_, A.adassp(X, y, eps, DELTA, 5))
+    assert auto.lam_ == A.adassp_ridge(A.adassp_release(X, y, eps, DELTA, 5))
+    floats = pdp_lib.PersonalizedRidge(lam="auto", mechanism="ssp", noise="gaussian", delta=DELTA, random_state=5,
+                                       sampler="float").fit(X, y, eps)
+    np.testing.assert_array_equal(floats.coef_, A.adassp(X, y, eps, DELTA, 5, sampler="float"))
+    for kwargs, match in [(dict(lam="pruned", noise="gaussian", delta=DELTA), "lam = 'pruned' is not allowed"),
+                          (dict(noise="gaussian"), "delta is required with noise='gaussian'"),
+                          (dict(delta=DELTA), "has Gaussian noise: give both delta"),
+                          (dict(noise="gaussian", delta=1.5), "delta")]:
+        with pytest.raises(ValueError, match=match):
+            pdp_lib.PersonalizedRidge(**{"mechanism": "ssp", **kwargs}).fit(X, y, eps)
+
+
+
+def test_natural_shares_are_accepted_with_the_last_rounded_down():
+    for shares in [(0.4, 0.4, 0.2), (0.45, 0.45, 0.1), (0.05, 0.05, 0.9), (0.1, 0.9, 0.0), A.SHARES]:
+        rho = A.check_shares(shares)
+        assert sum(Fraction(v) for v in rho) <= 1 and max(abs(a - b) for a, b in zip(rho, shares)) < 1e-15
+    assert A.check_shares((0.1, 0.9, 0.0))[2] == 0.0
+
+
+def test_the_eigenvalue_floor_for_fine_grids():
+    # a step 2**-1100 (public parameters can ask for it): no overflow, and the floor is below the eigenvalue
+    k = A._certified_eigenvalue_floor(np.diag([0.5, 0.75]), 1.0, 1100)
+    assert Fraction(k, 2**1100) < Fraction(1, 2) <= Fraction(k + 1, 2**1100)

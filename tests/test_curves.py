@@ -330,3 +330,44 @@ def test_tiny_levels_in_two_dimensions_against_thirty_digits():
     assert abs(value - 1.000003208e-5) <= error + 1e-14
     a = curves.largest_loss_range(1e-12, 1e-5, 2)
     assert curves.l2_privacy_profile(1e-12, 2, a) <= 1e-5 * (1 - curves.SAFETY)
+
+
+def _phi_decimal(x, digits=80):
+    """Phi(x) to ``digits`` digits: 1/2 + phi(x) sum_k x^(2k+1) / (2k+1)!! (Decimal; |x| moderate)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = digits
+        x = Decimal(x)
+        term, total, k = x, x, 0
+        while abs(term) > Decimal(10) ** (-digits):
+            k += 1
+            term = term * x * x / (2 * k + 1)
+            total += term
+        pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899")
+        return Decimal("0.5") + (-(x * x) / 2).exp() / (2 * pi).sqrt() * total
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-8, 1e-10, 1e-12])
+def test_mu_star_keeps_delta_in_high_precision_or_is_refused(delta):
+    # the book's analytic Gaussian bound: accepted levels give delta(eps; mu*) <= delta at 80 digits; levels whose
+    # profile double precision cannot resolve are refused (they once returned mu* with 3e19 times delta)
+    from decimal import Decimal, localcontext
+
+    accepted = 0
+    for eps in (1e-6, 1e-4, 1e-3, 0.01, 0.1, 1.0, 5.0):
+        try:
+            mu = float(curves.tolerated_gaussian_mus([eps], delta)[0])
+        except ValueError as exc:
+            assert "computed safely in double precision" in str(exc)
+            continue
+        accepted += 1
+        with localcontext() as ctx:
+            ctx.prec = 80
+            e, m = Decimal(eps), Decimal(mu)
+            true = _phi_decimal(m / 2 - e / m) - e.exp() * _phi_decimal(-m / 2 - e / m)
+            assert true <= Decimal(delta)
+    assert accepted >= 4
+    for eps, small in [(1e-12, 1e-50), (1e-12, 1e-20), (3e-11, 1e-14)]:
+        with pytest.raises(ValueError, match="computed safely"):
+            curves.tolerated_gaussian_mus([eps], small)

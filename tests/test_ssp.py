@@ -160,7 +160,7 @@ def test_the_estimator_fits_by_sufficient_statistics_and_refuses_what_does_not_a
     np.testing.assert_array_equal(np.r_[with_intercept.coef_, with_intercept.intercept_],
                                   S.ssp(np.hstack([X, np.ones((40, 1))]), y, eps, 0.7, rng=4))
     for kwargs, match in [(dict(lam="pruned"), r"lam = 'pruned' is not allowed with mechanism='ssp'"),
-                          (dict(delta=1e-5), r"delta = 1e-05 is not allowed with mechanism='ssp'"),
+                          (dict(delta=1e-5), r"mechanism='ssp' under \(epsilon_i, delta\) has Gaussian noise"),
                           (dict(B="sharp"), r"B = 'sharp' is not allowed with mechanism='ssp'"),
                           (dict(mechanism="objective"), r"mechanism = 'objective' is not allowed")]:
         with pytest.raises(ValueError, match=match):

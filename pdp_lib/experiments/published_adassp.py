@@ -42,4 +42,4 @@ def published_adassp_draws(X, y, epsilon: float, delta: float, gen, draws: int, 
     gram, moment = X.T @ X, X.T @ y
     eigen = max(0.0, float(np.linalg.eigvalsh(gram)[0]))
     sigmas = published_scales(X.shape[1], epsilon, delta, bounds)
-    return adassp_draws(gram, moment, eigen, sigmas, delta, gen, draws, failure)
+    return adassp_draws(gram, moment, eigen, sigmas, delta, gen, draws, failure, solve="pinv")

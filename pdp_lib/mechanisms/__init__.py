@@ -14,6 +14,7 @@
 ``ssp``                  sufficient-statistics perturbation, personalized by re-weighting, on a lattice
 ``adassp``               Wang's AdaSSP personalized: Gaussian statistics and a private ridge, (eps_i, delta)-DP,
                          and SSP with Gaussian noise at a fixed ridge
+``noisy_gd``             full-batch noisy gradient descent, re-weighted, (eps_i, delta)-DP, on a lattice
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

@@ -34,11 +34,13 @@ point gets exactly :math:`\mu_i \le \mu^*_i`: ``rho_k`` is the share of each poi
 :math:`\tilde e = \max(0, \hat e - \sigma_e\sqrt{\log(6/\delta)})`, a lower confidence bound on ``e``, and
 :math:`\lambda = \max(0, \sigma_A\sqrt{d\log(2d^2/\varrho)} - \tilde e)`, with :math:`\varrho` = ``failure``
 (0.05 in the published code): :math:`\sigma_A\sqrt{d\log(2d^2/\varrho)}` bounds the noise matrix's spectral norm
-with probability about :math:`1 - \varrho`.  Then :math:`\hat\theta = (\hat A + \lambda I)^{+}\hat b`, the
-pseudo-inverse as published.  :func:`gaussian_ssp` is the same release without the eigenvalue, at a ``lam`` the
-caller fixes, solved as SSP is (:func:`pdp_lib.mechanisms.ssp.solve_statistics`).
+with probability at least about :math:`1 - \varrho`.  Then :math:`\hat\theta = (\hat A_+ + \lambda I)^{-1}\hat b`,
+as SSP solves (``solve="pinv"``: the pseudo-inverse of :math:`\hat A + \lambda I`, as published).
+:func:`gaussian_ssp` is the same release without the eigenvalue, at a ``lam`` the caller fixes, solved the same way
+(:func:`pdp_lib.mechanisms.ssp.solve_statistics`).
 
-**At equal levels** the weights are ``1/n`` and this is Wang's algorithm with two changes in the noise only: the
+**At equal levels**, with ``solve="pinv"``, the weights are ``1/n`` and this is Wang's algorithm with two changes in
+the noise only: the
 sensitivities are those of replacing a point of this domain (Wang's are of adding or removing a point with
 :math:`\|x\| \le \mathcal X`, :math:`|y| \le \mathcal Y`: :math:`\mathcal X^2`, :math:`\mathcal X\mathcal Y`,
 :math:`\mathcal X^2`), and the three shares are composed exactly in GDP rather than as three
@@ -90,7 +92,7 @@ from .lattice import (
 from .ssp import _solve_clipped, _symmetric, lattice_statistics, ssp_sensitivities
 
 __all__ = ["AdaSSPCalibration", "AdaSSPRelease", "adassp_sensitivities", "adassp_calibration", "adassp_release",
-           "adassp_ridge", "adassp", "gaussian_ssp", "adassp_draws", "ridge_rule", "SHARES", "FAILURE"]
+           "adassp_ridge", "adassp", "gaussian_ssp", "check_shares", "adassp_draws", "ridge_rule", "SHARES", "FAILURE"]
 
 SHARES = (1 / 3, 1 / 3, 1 / 3)
 """The default shares ``(rho_A, rho_b, rho_e)`` of each point's budget: Wang's equal split."""
@@ -145,18 +147,28 @@ class AdaSSPRelease:
     calibration: AdaSSPCalibration
 
 
-def _check_shares(shares) -> tuple:
-    """``(rho_A, rho_b, rho_e)``: ``rho_A, rho_b > 0``, ``rho_e >= 0``, summing to one within ``1e-12`` and, exactly, to
-    at most one (the privacy proof needs the sum of the shares, as rationals, at most one)."""
+def check_shares(shares) -> tuple:
+    """``(rho_A, rho_b, rho_e)``: ``rho_A, rho_b > 0``, ``rho_e >= 0``, summing to one within ``1e-12``.
+
+    The privacy proof needs the shares' exact (rational) sum at most one, which doubles such as
+    ``(0.4, 0.4, 0.2)`` miss by a rounding: the last positive share is then rounded down to the largest double that
+    keeps the sum at most one (a change below ``1e-12``).
+    """
     try:
         values = tuple(float(v) for v in shares)
     except (TypeError, ValueError):
         raise ValueError(f"shares = {shares!r} must be three numbers (rho_A, rho_b, rho_e)") from None
     ok = (len(values) == 3 and all(math.isfinite(v) for v in values) and values[0] > 0 and values[1] > 0
-          and values[2] >= 0 and sum(Fraction(v) for v in values) <= 1 and math.fsum(values) >= 1 - 1e-12)
+          and values[2] >= 0 and abs(math.fsum(values) - 1) <= 1e-12)
     if not ok:
         raise ValueError(f"shares = {shares!r} is outside the allowed range: rho_A > 0, rho_b > 0, rho_e >= 0, "
-                         f"summing to 1 (within 1e-12, and not above 1 exactly)")
+                         f"summing to 1 (within 1e-12)")
+    last = 2 if values[2] > 0 else 1
+    rest = 1 - sum(Fraction(v) for k, v in enumerate(values) if k != last)
+    if Fraction(values[last]) > rest:
+        v = float(rest)
+        v = math.nextafter(v, 0.0) if Fraction(v) > rest else v
+        values = tuple(v if k == last else x for k, x in enumerate(values))
     return values
 
 
@@ -175,7 +187,7 @@ def adassp_calibration(total: float, mu_min: float, d: int, delta: float, shares
     roundings, :func:`pdp_lib.mechanisms.lattice.rounds_bound`): the lattice calibration of the module
     docstring, ``M`` from below and every square root from above.
     """
-    rho = _check_shares(shares)
+    rho = check_shares(shares)
     sens = adassp_sensitivities(d)
     if rounds is None:
         sig = [s / (total * math.sqrt(r)) if r > 0 else math.inf for s, r in zip(sens, rho)]
@@ -242,7 +254,7 @@ def _certified_eigenvalue_floor(gram, total: float, g: int) -> int:
 
     upper = np.triu(np.asarray(gram, dtype=float))
     guess = float(np.linalg.eigvalsh(upper + np.triu(upper, 1).T)[0]) / float(total)
-    k = math.floor(guess * 2.0**g) if math.isfinite(guess) else 0
+    k = math.floor(Fraction(guess) * _power_of_two(g)) if math.isfinite(guess) else 0
     step = 1
     if pd(k):
         lo, hi = k, k + step
@@ -324,7 +336,7 @@ def adassp_release(X, y, epsilons, delta, rng=None, *, shares=SHARES, sampler="e
     """
     X, y, eps, _ = check_problem(X, y, epsilons)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    return _release(X, y, eps, delta, rng, _check_shares(shares), check_sampler(sampler))
+    return _release(X, y, eps, delta, rng, check_shares(shares), check_sampler(sampler))
 
 
 def ridge_rule(eigen, sigma_gram: float, sigma_eigen: float, d: int, delta: float, failure: float = FAILURE):
@@ -347,14 +359,15 @@ def adassp_ridge(release: AdaSSPRelease, failure: float = FAILURE) -> float:
     return float(ridge_rule(release.eigen, cal.sigma_gram, cal.sigma_eigen, release.moment.size, cal.delta, failure))
 
 
-def adassp_draws(A, b, eigen: float, sigmas, delta: float, gen, draws: int, failure: float = FAILURE) -> tuple:
+def adassp_draws(A, b, eigen: float, sigmas, delta: float, gen, draws: int, failure: float = FAILURE,
+                 solve: str = "clip") -> tuple:
     r"""``draws`` independent AdaSSP solutions from exact statistics, in floating point, vectorized: ``(thetas, lams)``.
 
     For the experiments: ``A``, ``b`` and ``eigen = lambda_min(A)`` are the statistics in any scale (the weighted one of
     this module, or Wang's :math:`X^\top X`), ``sigmas = (sigma_A, sigma_b, sigma_e)`` the noises in the same scale.
     Each draw adds a symmetric noise (upper triangle, row by row, then the moment, then the eigenvalue, from
-    ``gen``), takes :func:`ridge_rule` and solves with the pseudo-inverse, as published.  The release of one draw
-    is :func:`adassp` with ``sampler="float"``.
+    ``gen``), takes :func:`ridge_rule` and solves as ``solve`` says (:func:`adassp`).  The release of one draw is
+    :func:`adassp` with ``sampler="float"``.
     """
     A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
     d = b.size
@@ -365,28 +378,52 @@ def adassp_draws(A, b, eigen: float, sigmas, delta: float, gen, draws: int, fail
     b_hat = b + sigmas[1] * gen.standard_normal((draws, d))
     e_hat = eigen + sigmas[2] * gen.standard_normal(draws)
     lams = ridge_rule(e_hat, sigmas[0], sigmas[2], d, delta, failure)
-    systems = A + noise + lams[:, None, None] * np.eye(d)
-    return np.einsum("kij,kj->ki", np.linalg.pinv(systems, hermitian=True), b_hat), lams
+    if check_solve(solve) == "pinv":
+        systems = A + noise + lams[:, None, None] * np.eye(d)
+        return np.einsum("kij,kj->ki", np.linalg.pinv(systems, hermitian=True), b_hat), lams
+    values, vectors = np.linalg.eigh(A + noise)
+    proj = np.einsum("kji,kj->ki", vectors, b_hat) / (np.maximum(values, 0.0) + lams[:, None])
+    return np.einsum("kij,kj->ki", vectors, proj), lams
 
 
-def adassp(X, y, epsilons, delta, rng=None, *, shares=SHARES, failure: float = FAILURE, sampler="exact") -> np.ndarray:
+def adassp(X, y, epsilons, delta, rng=None, *, shares=SHARES, failure: float = FAILURE, sampler="exact",
+           solve: str = "clip") -> np.ndarray:
     r"""Personalized AdaSSP: point ``i`` gets ``(epsilon_i, delta)``-DP, the ridge chosen privately.
 
-    :math:`\hat\theta = (\hat A + \lambda I)^{+}\hat b` with ``lambda`` = :func:`adassp_ridge` of the release
-    (:func:`adassp_release`, whose arguments these are); ``failure`` is Wang's ``rho`` (0.05).
+    ``lambda`` = :func:`adassp_ridge` of the release (:func:`adassp_release`, whose arguments these are);
+    ``failure`` is Wang's ``rho`` (0.05).  ``solve="clip"`` (the default): :math:`(\hat A_+ + \lambda I)^{-1}\hat
+    b`, the negative eigenvalues of the noisy Gram matrix set to 0, as SSP solves; ``solve="pinv"``:
+    :math:`(\hat A + \lambda I)^{+}\hat b`, the pseudo-inverse, as published.  Both are post-processing; the first
+    did better on every dataset of the book's chapter *Beyond output perturbation*.
 
     Returns
     -------
     numpy.ndarray of shape (d,)
     """
-    if _check_shares(shares)[2] == 0:
+    if check_shares(shares)[2] == 0:
         raise ValueError(f"shares = {shares!r} has rho_e = 0: AdaSSP needs the eigenvalue (rho_e > 0); for a fixed "
                          f"lam use gaussian_ssp")
     failure = check_fraction(failure, "failure", closed_low=False, closed_high=False)
+    solve = check_solve(solve)
     release = adassp_release(X, y, epsilons, delta, rng, shares=shares, sampler=sampler)
-    lam = adassp_ridge(release, failure)
-    d = release.moment.size
-    return np.linalg.pinv(release.gram + lam * np.eye(d), hermitian=True) @ release.moment
+    return _solve(release.gram, release.moment, adassp_ridge(release, failure), solve)
+
+
+SOLVES = ("clip", "pinv")
+
+
+def check_solve(solve) -> str:
+    """``"clip"`` or ``"pinv"``, refused otherwise by name."""
+    if not isinstance(solve, str) or solve not in SOLVES:
+        raise ValueError(f"solve = {solve!r} is not allowed; use 'clip' (the noisy Gram matrix's negative "
+                         f"eigenvalues set to 0) or 'pinv' (the pseudo-inverse, as published)")
+    return solve
+
+
+def _solve(gram, moment, lam: float, solve: str) -> np.ndarray:
+    if solve == "clip":
+        return _solve_clipped(gram, moment, lam)
+    return np.linalg.pinv(gram + lam * np.eye(moment.size), hermitian=True) @ moment
 
 
 def gaussian_ssp(X, y, epsilons, lam, delta, rng=None, *, share: float = 0.5, sampler="exact") -> np.ndarray:
@@ -405,5 +442,5 @@ def gaussian_ssp(X, y, epsilons, lam, delta, rng=None, *, share: float = 0.5, sa
     rest = float(1 - Fraction(rho))
     if Fraction(rest) > 1 - Fraction(rho):
         rest = math.nextafter(rest, 0.0)                     # the complement rounded down: the shares never exceed 1
-    release = _release(X, y, eps, delta, rng, _check_shares((rho, rest, 0.0)), check_sampler(sampler))
+    release = _release(X, y, eps, delta, rng, check_shares((rho, rest, 0.0)), check_sampler(sampler))
     return _solve_clipped(release.gram, release.moment, lam)

@@ -1,0 +1,67 @@
+r"""Full-batch noisy gradient descent with clipping, personalized two ways, in floating point: for the comparison.
+
+Both variants run ``T`` steps of projected gradient descent on the weighted ridge objective from
+:math:`\theta_0 = 0`, on the ball of radius ``R`` (:mod:`pdp_lib.mechanisms.noisy_gd`), each point's gradient
+:math:`g_i = (x_i^\top\theta - y_i)x_i` clipped to a norm, and Gaussian noise on each step's sum; both give point
+``i`` its :math:`\mu^*_i = \mu^*(\varepsilon_i, \delta)` by the composition of Gaussian DP over the ``T`` steps.
+
+``"weights"``   re-weighting, as PDP-OP: :math:`\sum_i w_i\,\mathrm{clip}_C(g_i)`, :math:`w_i = \mu^*_i/M`,
+                :math:`\sigma = \sqrt T\min(2C, G)/M`;
+``"clipping"``  individualized clipping (Boenisch, Mühl, Dziedzic, Rinberg & Papernot, NeurIPS 2023):
+                :math:`\frac1n\sum_i \mathrm{clip}_{C_i}(g_i)`, :math:`C_i = C\mu^*_i/\mu^*_\max`,
+                :math:`\sigma = \frac{\sqrt T}{n}\max_i \min(2C_i, G)/\mu^*_i`.
+
+Replacing point ``i`` moves its clipped gradient by at most :math:`\min(2C_i, G)`: clipping is the projection on a
+ball, which is 1-Lipschitz, so the unclipped bound ``G`` of :func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`
+still holds, and two vectors of norm at most :math:`C_i` are at most :math:`2C_i` apart.  ``clip=None`` clips
+nothing (``C`` infinite): the first variant is then :func:`pdp_lib.mechanisms.noisy_gd.noisy_gd`, the second is
+standard DP at the smallest level.  At equal levels the two variants coincide.  Floating point, exact only over the
+reals: an experiment, not a release.  Compared in the book's chapter *Beyond output perturbation*
+(``book/beyond.ipynb``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..curves import tolerated_gaussian_mus
+from ..mechanisms.noisy_gd import STEPS, _check_settings, gd_sensitivity
+from ..validation import check_fraction, check_positive, check_problem
+
+__all__ = ["gd_draws", "PERSONALIZATIONS"]
+
+PERSONALIZATIONS = ("weights", "clipping")
+
+
+def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, personalization: str = "weights",
+             clip=None, steps: int = STEPS, radius=None, step_size=None, batch: int = 100) -> np.ndarray:
+    """``draws`` independent runs, vectorized (``batch`` at a time): the final iterates, shape ``(draws, d)``."""
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    if personalization not in PERSONALIZATIONS:
+        raise ValueError(f"personalization = {personalization!r} is not allowed; use one of {PERSONALIZATIONS}")
+    n, d = X.shape
+    steps, radius, step_size = _check_settings(lam, d, steps, radius, step_size)
+    reach = tolerated_gaussian_mus(eps, delta)
+    G, C = gd_sensitivity(radius, d), math.inf if clip is None else check_positive(clip, "clip")
+    if personalization == "weights":
+        weights, norms = reach / reach.sum(), np.full(n, C)
+        sigma = math.sqrt(steps) * min(2 * C, G) / reach.sum()
+    else:
+        weights, norms = np.full(n, 1 / n), C * reach / reach.max()
+        sigma = math.sqrt(steps) * float(np.max(np.minimum(2 * norms, G) / reach)) / n
+    row_norms = np.linalg.norm(X, axis=1)
+    out = []
+    for start in range(0, draws, batch):
+        theta = np.zeros((min(batch, draws - start), d))
+        for _ in range(steps):
+            residual = theta @ X.T - y                                           # (runs, n)
+            scale = np.minimum(1.0, norms / np.maximum(np.abs(residual) * row_norms, 1e-300))
+            grad = (residual * scale * weights) @ X + sigma * gen.standard_normal(theta.shape)
+            theta = theta - step_size * (grad + lam * theta)
+            size = np.linalg.norm(theta, axis=1, keepdims=True)
+            theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)
+        out.append(theta)
+    return np.vstack(out)

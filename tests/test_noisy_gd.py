@@ -1,0 +1,186 @@
+"""Tests of personalized noisy gradient descent (pdp_lib.mechanisms.noisy_gd) and its clipped variants
+(pdp_lib.experiments.gradient_descent) against independent truths.
+
+The gradient's sensitivity by brute force over the domain's corners and the sphere; every corner neighbour's shift
+of one step's lattice centre, recomputed in fractions, against ``mu*_i / sqrt(T)``; the reduction, draw for draw, to
+the published non-personalized full-batch noisy gradient descent at equal levels; the clipped variants against a
+transcription, and against each other at equal levels; refusals of bad input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pdp_lib
+from pdp_lib.curves import tolerated_gaussian_mus
+from pdp_lib.experiments.gradient_descent import gd_draws
+from pdp_lib.mechanisms import lattice
+from pdp_lib.mechanisms import noisy_gd as N
+from pdp_lib.mechanisms.exact_sampling import RandomBits
+
+DELTA = 1e-5
+
+
+def _problem(n=8, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random((n, d)), rng.uniform(-1, 1, n), rng.choice([0.2, 0.5, 1.0, 2.0], n)
+
+
+@pytest.mark.parametrize("d, R", [(1, 1.0), (2, 1.0), (3, 1.0), (2, 0.3), (3, 3.0)])
+def test_the_gradient_sensitivity_bounds_every_pair_of_the_domain(d, R):
+    rng = np.random.default_rng(d)
+    thetas = [R * v / np.linalg.norm(v) for v in rng.normal(size=(1500, d))]
+    thetas += [R * np.array(s) / math.sqrt(d) for s in itertools.product([-1, 1], repeat=d)]
+    corners = [np.array(c, dtype=float) for c in itertools.product([0.0, 1.0], repeat=d)]
+    worst = 0.0
+    for th in thetas:
+        for x, xp in itertools.product(corners, corners):
+            for y, yp in itertools.product((-1.0, 1.0), (-1.0, 1.0)):
+                worst = max(worst, np.linalg.norm((x @ th - y) * x - (xp @ th - yp) * xp))
+    G = N.gd_sensitivity(R, d)
+    assert worst <= G * (1 + 1e-12)
+    assert worst > 0.6 * G                     # not vacuous
+    for _ in range(3000):                      # interior points and inner thetas never exceed it either
+        x, xp, th = rng.random(d), rng.random(d), R * rng.uniform(-1, 1, d) / math.sqrt(d)
+        y, yp = rng.uniform(-1, 1, 2)
+        assert np.linalg.norm((x @ th - y) * x - (xp @ th - yp) * xp) <= G
+
+
+def _sqrt_up(v: Fraction) -> Fraction:
+    return Fraction(math.isqrt(math.ceil(v * 4**40)) + 1, 2**40)
+
+
+def _centre(X, y, mus, theta, g):
+    """One step's lattice centre, recomputed in fractions from the weighted sums."""
+    gram, moment, _ = lattice.weighted_sums(X, y, mus)
+    d, S = X.shape[1], Fraction(math.fsum(mus))
+    upper = np.triu(gram)
+    G = upper + np.triu(upper, 1).T
+    out = []
+    for j in range(d):
+        v = sum(Fraction(float(G[j, k])) * Fraction(float(theta[k])) for k in range(d)) - Fraction(float(moment[j]))
+        out.append(round(v / S * 2**g))
+    return out
+
+
+@pytest.mark.parametrize("steps", [1, 7])
+def test_no_neighbour_shifts_a_step_more_than_its_share_on_the_lattice(steps):
+    X, y, eps = _problem()
+    X[::2], y[::2] = 1.0, 1.0
+    n, d = X.shape
+    mus = tolerated_gaussian_mus(eps, DELTA)
+    radius = pdp_lib.norm_bound(0.5, d)
+    cal = N.gd_calibration(math.fsum(mus), float(mus.min()), d, DELTA, steps, radius, 0.1,
+                           rounds=lattice.rounds_bound(n))
+    gamma, sigma = Fraction(1, 2**cal.step_exponent), Fraction(cal.sigma)
+    rng = np.random.default_rng(1)
+    thetas = [radius * v / np.linalg.norm(v) for v in rng.normal(size=(6, d))]
+    thetas += [radius * np.array([1.0, 1.0]) / math.sqrt(2), -radius * np.array([1.0, 1.0]) / math.sqrt(2)]
+    worst = 0.0
+    grid = list(itertools.product(*[np.linspace(0, 1, 5)] * d, [-1.0, 1.0]))
+    for theta in thetas:
+        base = _centre(X, y, mus, theta, cal.step_exponent)
+        for i, corner in itertools.product(range(n), grid):
+            X2, y2 = X.copy(), y.copy()
+            X2[i], y2[i] = corner[:d], corner[d]
+            other = _centre(X2, y2, mus, theta, cal.step_exponent)
+            shift = _sqrt_up(sum(Fraction(u - v) ** 2 for u, v in zip(base, other))) * gamma / sigma
+            assert shift * _sqrt_up(Fraction(steps)) <= Fraction(mus[i]) * (1 + Fraction(1, 2**30))
+            worst = max(worst, float(shift) * math.sqrt(steps) / mus[i])
+    assert 0.4 < worst <= 1.0
+
+
+def _published(X, y, lam, sigma, steps, step_size, radius, gen):
+    """Full-batch noisy gradient descent as published (non-personalized): the mean gradient plus N(0, sigma^2)."""
+    theta = np.zeros(X.shape[1])
+    for _ in range(steps):
+        noise = gen.standard_normal((1, X.shape[1]))[0]
+        grad = X.T @ (X @ theta - y) / len(y) + sigma * noise
+        theta = theta - step_size * (grad + lam * theta)
+        if np.linalg.norm(theta) > radius:
+            theta = theta * (radius / np.linalg.norm(theta))
+    return theta
+
+
+def test_at_equal_levels_it_is_published_noisy_gradient_descent():
+    X, y, _ = _problem(n=30, d=3, seed=2)
+    eps = np.full(30, 0.4)
+    theta = N.noisy_gd(X, y, eps, 0.5, DELTA, 3, steps=12, sampler="float")
+    mu = tolerated_gaussian_mus([0.4], DELTA)[0]
+    radius = pdp_lib.norm_bound(0.5, 3)
+    sigma = N.gd_sensitivity(radius, 3) * math.sqrt(12) / (30 * mu)        # G sqrt(T) / (n mu*)
+    expected = _published(X, y, 0.5, sigma, 12, 1 / 3.5, radius, np.random.default_rng(3))
+    assert np.allclose(theta, expected, rtol=1e-9, atol=1e-12)
+    # and the clipped variants coincide there, with the unclipped one when nothing is clipped
+    runs = [gd_draws(X, y, eps, 0.5, DELTA, np.random.default_rng(4), 3, personalization=p, clip=c, steps=5)
+            for p in ("weights", "clipping") for c in (None, 0.7)]
+    assert np.allclose(runs[0], runs[2]) and np.allclose(runs[1], runs[3])
+
+
+def test_the_clipped_draws_follow_a_transcription():
+    X, y, eps = _problem(n=20, d=2, seed=5)
+    mus = tolerated_gaussian_mus(eps, DELTA)
+    radius, lam, steps, C = pdp_lib.norm_bound(1.0, 2), 1.0, 4, 0.5
+    G = N.gd_sensitivity(radius, 2)
+    for pers in ("weights", "clipping"):
+        got = gd_draws(X, y, eps, lam, DELTA, np.random.default_rng(6), 1, personalization=pers, clip=C, steps=steps)
+        if pers == "weights":
+            w, c = mus / mus.sum(), np.full(20, C)
+            sigma = math.sqrt(steps) * min(2 * C, G) / mus.sum()
+        else:
+            w, c = np.full(20, 1 / 20), C * mus / mus.max()
+            sigma = math.sqrt(steps) * max(min(2 * ci, G) / m for ci, m in zip(c, mus)) / 20
+        gen, theta = np.random.default_rng(6), np.zeros(2)
+        for _ in range(steps):
+            grads = [(x @ theta - t) * x for x, t in zip(X, y)]
+            grads = [g * min(1.0, ci / np.linalg.norm(g)) if np.linalg.norm(g) > 0 else g for g, ci in zip(grads, c)]
+            step = sum(wi * g for wi, g in zip(w, grads)) + sigma * gen.standard_normal((1, 2))[0]
+            theta = theta - (step + lam * theta) / (2 + lam)
+            theta = theta if np.linalg.norm(theta) <= radius else theta * radius / np.linalg.norm(theta)
+        assert np.allclose(got[0], theta, rtol=1e-9, atol=1e-12)
+
+
+def test_the_vectorized_runs_are_the_release_from_the_sums():
+    X, y, eps = _problem(n=40, d=3, seed=7)
+    theta = N.noisy_gd(X, y, eps, 1.0, DELTA, 8, steps=6, sampler="float")
+    assert np.allclose(gd_draws(X, y, eps, 1.0, DELTA, np.random.default_rng(8), 1, steps=6)[0], theta,
+                       rtol=1e-9, atol=1e-12)
+
+
+def test_the_exact_run_is_reproducible_on_the_ball_and_near_the_real_noise():
+    X, y, eps = _problem(n=50, d=3, seed=9)
+    a = N.noisy_gd(X, y, eps, 1.0, DELTA, RandomBits(3), steps=5)
+    b = N.noisy_gd(X, y, eps, 1.0, DELTA, RandomBits(3), steps=5)
+    assert np.array_equal(a, b) and np.linalg.norm(a) <= pdp_lib.norm_bound(1.0, 3)
+    mus = tolerated_gaussian_mus(eps, DELTA)
+    args = (math.fsum(mus), float(mus.min()), 3, DELTA, 5, pdp_lib.norm_bound(1.0, 3), 0.25)
+    exact, real = N.gd_calibration(*args, rounds=lattice.rounds_bound(50)), N.gd_calibration(*args)
+    assert 1 <= exact.sigma / real.sigma < 1 + 1e-4
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"steps": 0}, "steps"), ({"steps": 2.5}, "steps"), ({"radius": 0.0}, "radius"), ({"radius": -1.0}, "radius"),
+    ({"step_size": 0.0}, "step_size"), ({"sampler": "fast"}, "sampler"),
+])
+def test_bad_settings_are_refused_by_name(kwargs, message):
+    X, y, eps = _problem()
+    with pytest.raises((ValueError, TypeError), match=message):
+        N.noisy_gd(X, y, eps, 1.0, DELTA, 0, **kwargs)
+
+
+def test_bad_problems_are_refused():
+    X, y, eps = _problem()
+    for delta in (0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="delta"):
+            N.noisy_gd(X, y, eps, 1.0, delta, 0)
+    with pytest.raises(ValueError, match="lam"):
+        N.noisy_gd(X, y, eps, -1.0, DELTA, 0)
+    with pytest.raises(ValueError, match="personalization"):
+        gd_draws(X, y, eps, 1.0, DELTA, np.random.default_rng(0), 1, personalization="sample")
+    with pytest.raises(ValueError, match="clip"):
+        gd_draws(X, y, eps, 1.0, DELTA, np.random.default_rng(0), 1, clip=0.0)
