@@ -35,7 +35,8 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 
     python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
                                [--intercept] [--ignore COL ...] [--clip] [--chunk-rows N] [--seed S]
-                               [--sampler exact|float] [--mechanism output|ssp] [--scheduler ADDRESS]
+                               [--sampler exact|float] [--mechanism output|ssp|gd] [--delta D] [--steps T]
+                               [--scheduler ADDRESS]
                                --out MODEL
     python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]
                                    [--clip] [--test-fraction F] [--lams L1,L2,...] [--masks M] [--seed S] --out DIR
@@ -164,7 +165,10 @@ def _add_fit(sub) -> None:
                          description="Fit PDP-OP on a table with a privacy level per row, reading it in chunks "
                                      "(any number of rows), and write the model as JSON.")
     _add_data_options(fit)
-    fit.add_argument("--lam", required=True, type=_positive_float("--lam"), help="the ridge parameter, > 0")
+    fit.add_argument("--lam", required=True, type=_lam_or_rule,
+                     help="the ridge parameter, > 0; with --mechanism ssp and --delta also 'public' (the public ridge "
+                          "of the book's chapter 'Beyond output perturbation', which reads no data) or 'auto' "
+                          "(AdaSSP's ridge, chosen privately from its own release)")
     fit.add_argument("--bound", choices=settings.BOUNDS, default="paper",
                      help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
     fit.add_argument("--seed", type=_int_at_least("--seed", 0), default=None,
@@ -173,14 +177,39 @@ def _add_fit(sub) -> None:
                      help="'exact' (default): the lattice release, whose guarantee covers every rounding; "
                           "'float': the double-precision sampler, whose guarantee holds over the reals only: the "
                           "last bits of its output can reveal the estimate before noise (Mironov, CCS 2012)")
-    fit.add_argument("--mechanism", choices=("output", "ssp"), default="output",
+    fit.add_argument("--mechanism", choices=("output", "ssp", "gd"), default="output",
                      help="'output' (default): PDP-OP, noise on the solution (Algorithm 1); 'ssp': noise on the "
                           "weighted sums instead, then the ridge solved at --lam (the book's chapter 'Beyond output "
-                          "perturbation'); --bound does not apply to it")
+                          "perturbation'); 'gd': noisy gradient descent, with --delta; --bound applies to 'output' "
+                          "only")
+    fit.add_argument("--delta", type=_open_fraction("--delta"), default=None,
+                     help="with --mechanism ssp or gd: every row gets (epsilon_i, delta)-DP, the noise Gaussian and "
+                          "the sums weighted by mu*(epsilon_i, delta); required by gd")
+    fit.add_argument("--steps", type=_int_at_least("--steps", 1), default=None,
+                     help="with --mechanism gd: the number of gradient steps (default 20)")
     fit.add_argument("--scheduler", metavar="ADDRESS", default=None,
                      help="compute the sums on this Dask cluster (e.g. tcp://host:8786), one task per partition; "
                           "the noise is drawn here")
     fit.add_argument("--out", metavar="MODEL", required=True, help="the model file to write (JSON)")
+
+
+def _lam_or_rule(text):
+    """``--lam``: a number > 0, or the rule 'public' or 'auto' (checked against the mechanism in ``_fit``)."""
+    if text in ("public", "auto"):
+        return text
+    return _positive_float("--lam")(text)
+
+
+def _open_fraction(name):
+    def convert(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not a number in (0, 1)") from None
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is outside the allowed range (0, 1)")
+        return value
+    return convert
 
 
 def _lam_list(text):
@@ -389,7 +418,7 @@ def _cluster_sums(args, bounds):
                             sep="\t" if streaming.file_kind(files[0]) == "tsv" else ",")
     with Client(args.scheduler) as client:
         return dask_fit.dask_sums(frame, bounds, args.label, args.epsilon, clip=args.clip, client=client,
-                                  sources=files)
+                                  sources=files, delta=args.delta)
 
 
 def _fit(args) -> int:
@@ -397,24 +426,42 @@ def _fit(args) -> int:
     from .formatting import sig
 
     _check_out_file("fit", args.out)
-    if args.mechanism == "ssp" and args.bound != "paper":
-        raise _Exit(2, "python -m pdp_lib fit: error: --bound applies to --mechanism output only: SSP's noise "
-                       "needs no bound on the solution; leave --bound out")
+    if args.mechanism != "output" and args.bound != "paper":
+        raise _Exit(2, f"python -m pdp_lib fit: error: --bound applies to --mechanism output only: "
+                       f"{args.mechanism}'s noise needs no bound on the solution; leave --bound out")
+    for wrong, why in [(args.delta is not None and args.mechanism == "output",
+                        "--delta applies to --mechanism ssp or gd only: PDP-OP's file release is pure DP"),
+                       (args.mechanism == "gd" and args.delta is None,
+                        "--mechanism gd needs --delta in (0, 1): noisy gradient descent is (epsilon_i, delta)-DP"),
+                       (args.steps is not None and args.mechanism != "gd", "--steps applies to --mechanism gd only"),
+                       (isinstance(args.lam, str) and (args.mechanism != "ssp" or args.delta is None),
+                        f"--lam {args.lam} applies to --mechanism ssp with --delta only; give a number > 0")]:
+        if wrong:
+            raise _Exit(2, f"python -m pdp_lib fit: error: {why}")
     _check_optional(args)
     with _refusing("fit"):
         bounds = _bounds(args)
         if args.scheduler is None:
             sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
-                                        chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS, ignore=args.ignore)
+                                        chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS, ignore=args.ignore,
+                                        delta=args.delta)
         else:
             sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler,
-                                                           mechanism=args.mechanism)
-        record = streaming.model_record(theta, bounds, sums, args.lam, theorem, B_used, eta, args.sampler)
+                                                           mechanism=args.mechanism, delta=args.delta,
+                                                           steps=args.steps)
+        lam = eta["lam"] if theorem in streaming.GAUSSIAN_THEOREMS else args.lam
+        record = streaming.model_record(theta, bounds, sums, lam, theorem, B_used, eta, args.sampler)
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)
+    if theorem in streaming.GAUSSIAN_THEOREMS:
+        what = {"ssp-gaussian": "sufficient-statistics perturbation with Gaussian noise",
+                "adassp": "personalized AdaSSP", "gd": "noisy gradient descent"}[theorem]
+        print(f"fitted on {sums.rows} rows by {what}, (epsilon_i, delta = {args.delta!r})-DP: lambda = {sig(lam, 6)} "
+              f"(the model file holds every digit and the noise); model written to {args.out}")
+        return 0
     if args.mechanism == "ssp":
         print(f"fitted on {sums.rows} rows by sufficient-statistics perturbation: lambda = {sig(args.lam, 6)}, "
               f"eta = {sig(eta[0], 6)} on the Gram matrix and {sig(eta[1], 6)} on the moment (the model file holds "

@@ -144,3 +144,17 @@ def test_the_cluster_names_the_file_and_line_of_a_bad_row(tmp_path, client, caps
     assert cli.main(["fit", str(tmp_path), "--label", "y", "--epsilon", "eps", "--lam", "1", "--chunk-rows", "9",
                      "--scheduler", client.scheduler.address, "--out", str(out)]) == 2
     assert "leave --chunk-rows out" in capsys.readouterr().err
+
+
+def test_the_cluster_sums_under_delta_are_the_streaming_sums(tmp_path, client):
+    _write(tmp_path, 3, 20_000, seed=2)
+    bounds = _bounds(tmp_path)
+    frame = dd.read_parquet(str(tmp_path))
+    on_cluster = dask_fit.dask_sums(frame, bounds, "y", "eps", client=client, delta=1e-5)
+    streamed = streaming.accumulate(tmp_path, bounds, "y", "eps", chunk_rows=7_000, delta=1e-5)
+    assert on_cluster.weight_exact_total == streamed.weight_exact_total != streamed.exact_total
+    assert on_cluster.weight_min == streamed.weight_min and on_cluster.level_summary() == streamed.level_summary()
+    np.testing.assert_allclose(on_cluster.gram, streamed.gram, rtol=1e-12)
+    a, _ = streaming.fit_sums(on_cluster, "public", rng=3, mechanism="ssp", delta=1e-5)
+    b, _ = streaming.fit_sums(streamed, "public", rng=3, mechanism="ssp", delta=1e-5)
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

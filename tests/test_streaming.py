@@ -537,3 +537,54 @@ def test_predict_refuses_what_is_not_a_model_and_maps_back_to_the_label(tmp_path
     assert cli.main(["predict", str(broken), str(tmp_path / "d.csv"), "--out", str(tmp_path / "q.csv")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a model file" in err[0] and not (tmp_path / "q.csv").exists()
+
+
+@pytest.mark.parametrize("mechanism, lam, sampler", [("ssp", "0.7", "exact"), ("ssp", "auto", "float"),
+                                                     ("ssp", "public", "exact"), ("gd", "0.7", "exact"),
+                                                     ("gd", "0.7", "float")])
+def test_fit_under_delta_is_the_in_memory_mechanism(tmp_path, capsys, mechanism, lam, sampler):
+    from pdp_lib.mechanisms import adassp, noisy_gd
+
+    raw = _table(n=600)
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "model.json"
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", lam,
+            "--bounds", str(_bounds_file(tmp_path)), "--seed", "5", "--mechanism", mechanism, "--delta", "1e-5",
+            "--sampler", sampler, "--chunk-rows", "250", "--out", str(out)]
+    assert cli.main(args) == 0 and "(epsilon_i, delta = 1e-05)-DP" in capsys.readouterr().out
+    model = json.loads(out.read_text())
+    X, y, eps = _in_domain(raw)
+    if mechanism == "gd":
+        expected = noisy_gd.noisy_gd(X, y, eps, 0.7, 1e-5, 5, sampler=sampler)
+    elif lam == "auto":
+        expected = adassp.adassp(X, y, eps, 1e-5, 5, sampler=sampler)
+    elif lam == "public":
+        release = adassp.adassp_release(X, y, eps, 1e-5, 5, shares=(0.5, 0.5, 0.0), sampler=sampler)
+        ridge = float(adassp.ridge_rule(0.0, release.calibration.sigma_gram, 0.0, 3, 1e-5))
+        expected = adassp._solve(release.gram, release.moment, ridge, "clip")
+        assert model["lam"] == pytest.approx(ridge, rel=1e-12)
+    else:
+        expected = adassp.gaussian_ssp(X, y, eps, 0.7, 1e-5, 5, sampler=sampler)
+    np.testing.assert_allclose(model["coef"], expected, rtol=1e-9, atol=1e-12)
+    assert model["mechanism"] == mechanism and model["delta"] == 1e-5 and model["B"] is None
+    assert model["privacy"]["guarantee"].startswith("every row i gets (epsilon_i, delta)-differential privacy")
+    assert model["privacy"]["levels"]["sum"] == pytest.approx(raw["eps"].sum())    # the levels, not mu*
+    assert set(model["noise"]) >= ({"sigma", "steps"} if mechanism == "gd" else {"gram", "moment"})
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--mechanism", "gd"], "--mechanism gd needs --delta"),
+    (["--delta", "1e-5"], "--delta applies to --mechanism ssp or gd only"),
+    (["--mechanism", "ssp", "--steps", "5", "--delta", "1e-5"], "--steps applies to --mechanism gd only"),
+    (["--mechanism", "gd", "--delta", "1e-5", "--bound", "sharp"], "--bound applies to --mechanism output only"),
+    (["--mechanism", "ssp", "--delta", "1.5"], "--delta = '1.5' is outside the allowed range"),
+])
+def test_fit_under_delta_refuses_what_does_not_apply(tmp_path, capsys, extra, message):
+    _table(n=50).to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "model.json"
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "1",
+            "--bounds", str(_bounds_file(tmp_path)), "--out", str(out), *extra]
+    assert cli.main(args) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+    args[args.index("--lam") + 1] = "public"
+    assert cli.main(args[:-len(extra)] if extra else args) == 2

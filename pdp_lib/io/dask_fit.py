@@ -18,18 +18,19 @@ from __future__ import annotations
 import dask
 import numpy as np
 
-from .streaming import Bounds, Sums, _check_chunk, fit_sums
+from .streaming import Bounds, Sums, _check_chunk, fit_sums, gaussian_weights
 
 __all__ = ["partition_sums", "submit_sums", "combine_sums", "dask_sums", "fit_dask"]
 
 
 def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, clip: bool = False,
-                   source=None) -> Sums:
+                   source=None, delta=None) -> Sums:
     """The sums of one partition (a pandas DataFrame), its rows checked and mapped into the domain.
 
     Errors name the partition's ``source`` file (a ``Path``: the line of a CSV or TSV file, the row of
     a Parquet file) when the partition is a whole file, else ``partition <index>`` and the row within
-    the partition (from 1); and the column.
+    the partition (from 1); and the column.  ``delta``: the sums weighted by ``mu*(eps_i, delta)``, as in
+    :func:`pdp_lib.io.streaming.accumulate`.
     """
     place = source if source is not None else f"partition {index}"
     columns = list(bounds.features) + [label, epsilon]
@@ -39,29 +40,30 @@ def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, 
     sums = Sums.zeros(bounds.d)
     if len(frame):
         X, y, eps, changed = _check_chunk(frame[columns], place, 1, bounds, label, epsilon, clip)
-        sums.add(X, y, eps)
+        sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta))
         sums.clipped = changed
     return sums
 
 
-def _tasks(dataframe, bounds, label, epsilon, clip, sources) -> list:
+def _tasks(dataframe, bounds, label, epsilon, clip, sources, delta=None) -> list:
     delayed = dataframe.to_delayed()
     if not delayed:
         raise ValueError("the dataframe has no partition")
     if sources is not None and len(sources) != len(delayed):
         raise ValueError(f"{len(sources)} source files for {len(delayed)} partitions: give one partition per file")
     return [dask.delayed(partition_sums)(part, k, bounds, label, epsilon, clip,
-                                         None if sources is None else sources[k])
+                                         None if sources is None else sources[k], delta)
             for k, part in enumerate(delayed)]
 
 
 def submit_sums(dataframe, bounds: Bounds, label: str, epsilon: str, client, *, clip: bool = False,
-                sources=None) -> list:
+                sources=None, delta=None) -> list:
     """Submit one :func:`partition_sums` task per partition to ``client``: the futures, in partition order.
 
-    ``sources``, when given, names each partition's file (one partition per file), for the errors.
+    ``sources``, when given, names each partition's file (one partition per file), for the errors; ``delta`` as in
+    :func:`partition_sums`.
     """
-    return client.compute(_tasks(dataframe, bounds, label, epsilon, clip, sources))
+    return client.compute(_tasks(dataframe, bounds, label, epsilon, clip, sources, delta))
 
 
 def combine_sums(results) -> Sums:
@@ -79,7 +81,7 @@ def combine_sums(results) -> Sums:
 
 
 def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False, client=None,
-              sources=None) -> Sums:
+              sources=None, delta=None) -> Sums:
     """The sums of every partition of ``dataframe``, computed as Dask tasks, added in partition order.
 
     Parameters
@@ -95,6 +97,8 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
     sources : sequence of pathlib.Path, optional
         Each partition's file, when every partition is one whole file: errors then name the file and
         its line (CSV, TSV) or row (Parquet) instead of the partition.
+    delta : None or float
+        The sums weighted by ``mu*(eps_i, delta)`` (:func:`partition_sums`).
 
     Returns
     -------
@@ -102,8 +106,8 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
     """
     if client is not None:
         return combine_sums(client.gather(submit_sums(dataframe, bounds, label, epsilon, client, clip=clip,
-                                                      sources=sources)))
-    return combine_sums(dask.compute(*_tasks(dataframe, bounds, label, epsilon, clip, sources)))
+                                                      sources=sources, delta=delta)))
+    return combine_sums(dask.compute(*_tasks(dataframe, bounds, label, epsilon, clip, sources, delta)))
 
 
 def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None, clip: bool = False, rng=None,

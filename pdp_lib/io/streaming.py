@@ -40,9 +40,9 @@ import pandas as pd
 from ..bounds import noise_scale
 from ..mechanisms.lattice import NOISE_LAWS, merged_rounds, noise_law, weighted_sums
 from ..mechanisms.output_perturbation import _sample_l2_laplace, calibrate
-from ..validation import MAX_LEVEL, check_count, check_positive, check_rng
+from ..validation import MAX_LEVEL, check_count, check_fraction, check_positive, check_rng
 
-__all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "file_kind", "header", "Sums", "accumulate", "fit_sums", "model_record",
+__all__ = ["Bounds", "read_bounds", "domain_bounds", "data_files", "file_kind", "header", "Sums", "accumulate", "fit_sums", "gaussian_weights", "model_record",
            "write_model", "read_model", "predict_file", "table_columns", "level_digest", "privacy_statement", "CHUNK_ROWS"]
 
 CHUNK_ROWS = 200_000
@@ -367,6 +367,9 @@ class Sums:
         The smallest and the largest level.
     digest : tuple of two int
         The order-free digest of the levels (:func:`level_digest`), two lanes modulo ``2**64``.
+    weight_exact_total, weight_min : int, float
+        The sum (exactly, in the units of ``exact_total``) and the smallest of the weights the sums were accumulated
+        with: the levels themselves, or ``mu*(eps_i, delta)`` for the Gaussian mechanisms (``add(..., weights=)``).
     rounds : int
         A bound on the roundings any term meets in ``gram`` and ``moment``, a function of the chunks' and
         partitions' sizes only, at most :func:`pdp_lib.mechanisms.lattice.rounds_bound` of the rows
@@ -386,20 +389,24 @@ class Sums:
     exact_total: int = 0
     rounds: int = 0
     stack: list = field(default_factory=list, repr=False, compare=False)
+    weight_exact_total: int = 0
+    weight_min: float = float("inf")
 
     @classmethod
     def zeros(cls, d: int) -> "Sums":
         """Empty sums in dimension ``d``."""
         return cls(gram=np.zeros((d, d)), moment=np.zeros(d))
 
-    def add(self, X: np.ndarray, y: np.ndarray, eps: np.ndarray) -> None:
-        """Add rows already in the domain.
+    def add(self, X: np.ndarray, y: np.ndarray, eps: np.ndarray, weights=None) -> None:
+        """Add rows already in the domain, with their levels ``eps``; ``gram`` and ``moment`` are weighted by
+        ``weights`` (default: the levels).
 
         A chunk's sums are blocks and a pairwise tree (:func:`pdp_lib.mechanisms.lattice.weighted_sums`); the
         chunks' sums are combined like a binary counter (two partial sums of as many chunks are added), so
         ``rounds`` grows like the logarithm of the number of chunks, whatever their size.
         """
-        gram, moment, rounds = weighted_sums(X, y, eps)
+        w = eps if weights is None else np.asarray(weights, dtype=float)
+        gram, moment, rounds = weighted_sums(X, y, w)
         stack = self.stack
         stack.append((1, rounds, gram, moment))
         while len(stack) > 1 and stack[-1][0] == stack[-2][0]:
@@ -410,6 +417,9 @@ class Sums:
             self.rounds, g, m = merged_rounds(self.rounds, r), g2 + g, m2 + m
         self.gram, self.moment = np.array(g), np.array(m)
         self.exact_total += exact_units(eps)
+        self.weight_exact_total += exact_units(w)
+        if w.size:
+            self.weight_min = min(self.weight_min, float(w.min()))
         self.rows += X.shape[0]
         if eps.size:
             self.level_min = min(self.level_min, float(eps.min()))
@@ -424,12 +434,19 @@ class Sums:
         return Sums(gram=gram, moment=moment, rounds=rounds, stack=[(1 << 62, rounds, gram, moment)],
                     rows=self.rows + other.rows, clipped=self.clipped + other.clipped,
                     level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
-                    digest=_add_digests(self.digest, other.digest), exact_total=exact)
+                    digest=_add_digests(self.digest, other.digest), exact_total=exact,
+                    weight_exact_total=self.weight_exact_total + other.weight_exact_total,
+                    weight_min=min(self.weight_min, other.weight_min))
 
     @property
     def total(self) -> float:
         """``sum_i eps_i``, correctly rounded once from ``exact_total``."""
         return self.exact_total / _UNIT
+
+    @property
+    def weight_total(self) -> float:
+        """The sum of the weights, correctly rounded once from ``weight_exact_total``."""
+        return self.weight_exact_total / _UNIT
 
     def level_summary(self) -> dict:
         """The public levels in a size that does not depend on ``rows``: count, sum, min, max, digest."""
@@ -598,7 +615,7 @@ def _check_values(values: np.ndarray, cols: list, path, first: int, bounds: Boun
 
 
 def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool = False,
-               chunk_rows: int = CHUNK_ROWS, progress=None, ignore=()) -> Sums:
+               chunk_rows: int = CHUNK_ROWS, progress=None, ignore=(), delta=None) -> Sums:
     """Read ``source`` in chunks, check and map every row, and return the sums.
 
     Features map to ``[0, 1]`` and the label to ``[-1, 1]`` with the declared bounds (the last
@@ -620,6 +637,9 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     ignore : sequence of str
         Columns to leave out on purpose.  Any other column that is neither a feature, the label nor the
         level is refused: an undeclared column is usually a slip (a feature left out of the bounds file).
+    delta : None or float
+        ``None``: the sums are weighted by the levels.  In ``(0, 1)``: by ``mu*(eps_i, delta)``
+        (:func:`gaussian_weights`), for the Gaussian mechanisms.
 
     Returns
     -------
@@ -631,7 +651,7 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     for path in data_files(source):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
-            sums.add(X, y, eps)
+            sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta))
             sums.clipped += changed
             if progress is not None:
                 progress(X.shape[0])
@@ -640,11 +660,26 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     return sums
 
 
-MECHANISMS = ("output", "ssp")
-"""``fit --mechanism``: PDP-OP's output perturbation, or sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`)."""
+def gaussian_weights(eps: np.ndarray, delta: float) -> np.ndarray:
+    """``mu*(eps_i, delta)`` for every row (:func:`pdp_lib.curves.tolerated_gaussian_mus`), computed once per distinct
+    level: the weights of the Gaussian mechanisms, a function of each row's public level alone."""
+    from ..curves import tolerated_gaussian_mus
+
+    levels, index = np.unique(eps, return_inverse=True)
+    return tolerated_gaussian_mus(levels, delta)[index]
 
 
-def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: str = "output"):
+MECHANISMS = ("output", "ssp", "gd")
+"""``fit --mechanism``: PDP-OP's output perturbation, sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`,
+and with ``delta`` :mod:`pdp_lib.mechanisms.adassp`), or noisy gradient descent (:mod:`pdp_lib.mechanisms.noisy_gd`,
+with ``delta``)."""
+
+RIDGE_RULES = ("public", "auto")
+"""``lam`` as a rule, for SSP under ``delta``: the public ridge, or AdaSSP's private one."""
+
+
+def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: str = "output", delta=None,
+             steps=None):
     """PDP-OP from the sums: ``(theta_hat, (theorem, B, eta))``; the noise is drawn once, here.
 
     ``mechanism="ssp"``: sufficient-statistics perturbation from the same sums
@@ -661,10 +696,14 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
     """
     from ..mechanisms.lattice import check_sampler, release_from_sums
 
-    lam = check_positive(lam, "lam")
     sampler = check_sampler(sampler)
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism = {mechanism!r} is not allowed; use one of {', '.join(MECHANISMS)}")
+    if delta is not None or mechanism == "gd":
+        return _fit_gaussian(sums, lam, rng, sampler, mechanism, delta, steps)
+    if steps is not None:
+        raise ValueError("steps applies to mechanism 'gd' only")
+    lam = check_positive(lam, "lam")
     d = sums.moment.size
     if not (0 < sums.total < float("inf")):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
@@ -687,6 +726,69 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
         raise ValueError(f"the noise overflowed (eta = {eta!r}): the levels sum to {sums.total!r}, far too little "
                          f"for any use; nothing was written")
     return theta, (cal.theorem, cal.B, eta)
+
+
+def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, steps):
+    """Gaussian SSP, AdaSSP or noisy gradient descent from sums weighted by ``mu*(eps_i, delta)``.
+
+    ``(theta_hat, (theorem, None, noise))`` with ``noise`` a dict of the public noise parameters and the ``lam``
+    used (``lam="public"``: the public ridge of :func:`pdp_lib.mechanisms.adassp.ridge_rule`; ``"auto"``: AdaSSP's).
+    """
+    from ..bounds import norm_bound
+    from ..mechanisms import adassp, noisy_gd
+    from ..mechanisms.exact_sampling import RandomBits
+    from ..mechanisms.lattice import rounds_bound
+
+    if mechanism == "output":
+        raise ValueError("delta applies to mechanism 'ssp' or 'gd' only: PDP-OP's file release is pure DP here")
+    if delta is None:
+        raise ValueError("mechanism 'gd' needs delta in (0, 1): noisy gradient descent is (epsilon_i, delta)-DP")
+    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
+    if sums.weight_exact_total == sums.exact_total and sums.weight_min == sums.level_min and sums.rows:
+        raise ValueError("the sums are weighted by the levels, not by mu*(eps_i, delta): accumulate them with delta")
+    rule = lam if isinstance(lam, str) else None
+    if rule is not None and (mechanism != "ssp" or rule not in RIDGE_RULES):
+        raise ValueError(f"lam = {lam!r} is not allowed here; a number > 0, or 'public' or 'auto' with mechanism "
+                         f"'ssp' and delta")
+    lam = None if rule is not None else check_positive(lam, "lam")
+    d, total, n = sums.moment.size, sums.weight_total, sums.rows
+    if sampler == "exact" and rng is not None and not isinstance(rng, RandomBits):
+        check_rng(rng)
+    if mechanism == "ssp":
+        if steps is not None:
+            raise ValueError("steps applies to mechanism 'gd' only")
+        shares = adassp.SHARES if rule == "auto" else adassp.check_shares((0.5, 0.5, 0.0))
+        release = adassp.release_from_sums(sums.gram, sums.moment, total, sums.weight_min, n, sums.rounds, rng, delta,
+                                           shares, sampler=sampler)
+        cal = release.calibration
+        if rule == "auto":
+            lam = adassp.adassp_ridge(release)
+        elif rule == "public":
+            lam = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, d, delta))
+        theta = adassp._solve(release.gram, release.moment, lam, "clip")
+        noise = {"gram": cal.sigma_gram, "moment": cal.sigma_moment}
+        if rule == "auto":
+            noise["eigenvalue"] = cal.sigma_eigen
+        theorem = "adassp" if rule == "auto" else "ssp-gaussian"
+    else:
+        steps = noisy_gd.STEPS if steps is None else check_count(steps, "steps")
+        radius, step_size = norm_bound(lam, d), 1.0 / (d + lam)
+        if sampler == "exact":
+            cal = noisy_gd.gd_calibration(total, sums.weight_min, d, delta, steps, radius, step_size,
+                                          rounds=rounds_bound(n))
+            if sums.rounds > rounds_bound(n):
+                raise RuntimeError(f"the sums met {sums.rounds} roundings, more than the {rounds_bound(n)} the proof "
+                                   f"allows for {n} rows")
+            theta = noisy_gd._run_lattice(sums.gram, sums.moment, total, lam, cal, RandomBits(rng))
+        else:
+            cal = noisy_gd.gd_calibration(total, sums.weight_min, d, delta, steps, radius, step_size)
+            theta = noisy_gd.noisy_gd_draws(sums.gram / total, sums.moment / total, lam, cal, check_rng(rng), 1)[0]
+        noise = {"sigma": cal.sigma, "steps": steps, "radius": radius, "step_size": step_size}
+        theorem = "gd"
+    if not np.all(np.isfinite(theta)):
+        raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
+                         f"nothing was written")
+    return theta, (theorem, None, {"lam": float(lam), "delta": delta, **noise})
 
 
 def _fit_ssp(sums: Sums, lam: float, rng, sampler: str):
@@ -721,6 +823,15 @@ PAPER = ("K. Acharya, F. Boenisch, R. Naidu and J. Ziani, Personalized Different
 """The paper whose theorems the model file cites."""
 
 _THEOREMS = {
+    "ssp-gaussian": "Proposition 'Personalized AdaSSP' with the shares (1/2, 1/2, 0) (no eigenvalue released) of the "
+                    "book's chapter 'Beyond output perturbation': Gaussian noise on sum_i w_i x_i x_i^T and "
+                    "sum_i w_i y_i x_i, w_i = mu*(epsilon_i, delta) / sum(mu*), then the ridge solved at lambda",
+    "adassp": "Proposition 'Personalized AdaSSP' of the book's chapter 'Beyond output perturbation': Gaussian noise on "
+              "the weighted sums and on their smallest eigenvalue, w_i = mu*(epsilon_i, delta) / sum(mu*), lambda "
+              "chosen by Wang's rule from the release",
+    "gd": "Proposition 'Personalized noisy gradient descent' with the lemma 'The gradient's sensitivity' of the book's "
+          "chapter 'Beyond output perturbation': steps of full-batch projected gradient descent on the weighted "
+          "ridge objective, each data gradient released with Gaussian noise, w_i = mu*(epsilon_i, delta) / sum(mu*)",
     "ssp": "Proposition 'Personalized SSP' with the lemma 'The statistics' sensitivities' of the book's chapter "
            "'Beyond output perturbation' (beyond the paper: noise on sum_i w_i x_i x_i^T and sum_i w_i y_i x_i, "
            "w_i = epsilon_i / sum(epsilon), then the ridge solved at lambda)",
@@ -753,8 +864,19 @@ FLOATING_POINT_TEXT = {
 }
 
 
+GAUSSIAN_THEOREMS = ("ssp-gaussian", "adassp", "gd")
+"""The releases under (epsilon_i, delta), with Gaussian noise."""
+
+
 def _sampler_text(sampler: str, theorem: str, d: int) -> str:
     """What the model file says of the noise: the sampler, and for the exact one its law."""
+    if theorem in GAUSSIAN_THEOREMS:
+        if sampler == "float":
+            return "floating-point Gaussian noise (NumPy's generator) on each released statistic"
+        return ("exact lattice Gaussian: each released statistic's centre computed exactly from the floating-point "
+                "sums and rounded to the grid of step 2**-g, plus round(Z / 2**-g) steps with Z Gaussian, drawn from "
+                "uniform bits as lazily refined reals; a function of the Gaussian mechanism's output at the rounded "
+                "centre")
     if theorem == "ssp":
         if sampler == "float":
             return "floating-point l2-Laplace on each statistic: a Gamma radius times a uniform direction"
@@ -771,15 +893,19 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
     the bounds (declared before the data were seen), the theorem.  Nothing computed from the private
     features and labels appears here; the estimate is the mechanism's only output that depends on them.
     """
+    gaussian = theorem in GAUSSIAN_THEOREMS
     return {
-        "guarantee": "every row i gets epsilon_i-differential privacy (pure, personalized): for any two "
+        "guarantee": ("every row i gets (epsilon_i, delta)-differential privacy (approximate, personalized), with the "
+                      "delta of the noise field: for any two neighbouring tables and any set of models S, "
+                      "P(S) <= exp(epsilon_i) P'(S) + delta when row i is the row that differs") if gaussian else
+                     "every row i gets epsilon_i-differential privacy (pure, personalized): for any two "
                      "neighbouring tables and any set of models, the probability of the set changes by a factor "
                      "of at most exp(epsilon_i) when row i is the row that differs",
         "neighbouring_relation": "replace one: two tables are neighbours when they differ in one row's features "
                                  "and label; the number of rows and every row's level are the same in both",
         "public": "the number of rows and every row's privacy level (the level column is not protected; the "
                   "summary below is released as it is), the bounds below (fixed before the data were seen), "
-                  "lambda and the calibration's B and eta",
+                  "lambda and the calibration's noise parameters",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
         "floating_point": FLOATING_POINT_TEXT[sampler],
         "sampler": _sampler_text(sampler, theorem, sums.moment.size),
@@ -797,8 +923,15 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
     """
     theta = np.asarray(theta, dtype=float)
     coef, intercept = (theta[:-1], float(theta[-1])) if bounds.intercept else (theta, 0.0)
+    extra = {}
     if theorem == "ssp":        # SSP: no bound on the solution; one eta per statistic
         mechanism, B, eta = "ssp", None, {"gram": float(eta[0]), "moment": float(eta[1])}
+    elif theorem in GAUSSIAN_THEOREMS:      # Gaussian noise: standard deviations, delta, the lam used
+        noise = {k: (int(v) if k == "steps" else float(v)) for k, v in eta.items()}
+        lam, delta = noise.pop("lam"), noise.pop("delta")
+        mechanism, B, eta = ("gd" if theorem == "gd" else "ssp"), None, None
+        extra = {"delta": delta, "noise": noise,
+                 "ridge": {"ssp-gaussian": "given", "adassp": "AdaSSP's private rule", "gd": "given"}[theorem]}
     else:
         mechanism, B, eta = "output", float(B), float(eta)
     return {
@@ -806,7 +939,7 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
         "intercept": intercept,
         "features": list(bounds.features),
         "mechanism": mechanism,
-        "lam": float(lam), "B": B, "eta": eta,
+        "lam": float(lam), "B": B, "eta": eta, **extra,
         "privacy": privacy_statement(sums, bounds, theorem, sampler),
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
                    "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "

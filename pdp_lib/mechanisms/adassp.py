@@ -92,6 +92,7 @@ from .lattice import (
 from .ssp import _solve_clipped, _symmetric, lattice_statistics, ssp_sensitivities
 
 __all__ = ["AdaSSPCalibration", "AdaSSPRelease", "adassp_sensitivities", "adassp_calibration", "adassp_release",
+           "release_from_sums",
            "adassp_ridge", "adassp", "gaussian_ssp", "check_shares", "adassp_draws", "ridge_rule", "SHARES", "FAILURE"]
 
 SHARES = (1 / 3, 1 / 3, 1 / 3)
@@ -274,30 +275,49 @@ def _certified_eigenvalue_floor(gram, total: float, g: int) -> int:
 
 def _release(X, y, eps, delta, rng, shares, sampler) -> AdaSSPRelease:
     """The release of the statistics for validated inputs (the eigenvalue only when ``shares[2] > 0``)."""
-    n, d = X.shape
+    n = X.shape[0]
     reach = tolerated_gaussian_mus(eps, delta)
+    if sampler == "float":
+        w = reach / reach.sum()
+        return release_from_sums((X * w[:, None]).T @ X, (X * w[:, None]).T @ y, 1.0, float(reach.min()), n, 0,
+                                 rng, delta, shares, sampler="float", total_levels=float(reach.sum()))
+    gram, moment, rounds = weighted_sums(X, y, reach)
+    return release_from_sums(gram, moment, math.fsum(reach), float(reach.min()), n, rounds, rng, delta, shares)
+
+
+def release_from_sums(gram, moment, total: float, mu_min: float, n: int, rounds: int, rng, delta: float,
+                      shares=SHARES, *, sampler: str = "exact", total_levels=None) -> AdaSSPRelease:
+    """The release from the sums of ``n`` rows weighted by ``mu*_i``: the in-memory and the streamed paths' one step.
+
+    ``sampler="exact"``: ``gram`` and ``moment`` are :func:`pdp_lib.mechanisms.lattice.weighted_sums` (or their
+    streamed merges, :class:`pdp_lib.io.streaming.Sums`) with the levels ``mu*_i``, ``total`` their sum correctly
+    rounded, ``mu_min`` the smallest; the lattice release of the module docstring, calibrated with
+    :func:`pdp_lib.mechanisms.lattice.rounds_bound` of ``n``.  ``sampler="float"``: ``gram / total`` and
+    ``moment / total`` are the weighted statistics, the calibration uses ``total_levels`` (the sum of the
+    ``mu*_i``, default ``total``), and the noise is NumPy's, from the generator ``rng``.
+    """
+    moment = np.asarray(moment, dtype=float)
+    d = moment.size
     p = d * (d + 1) // 2
     rows, cols = np.triu_indices(d)
     eigen = shares[2] > 0
     if sampler == "float":
         gen = check_rng(rng)
-        cal = adassp_calibration(float(reach.sum()), float(reach.min()), d, delta, shares)
-        w = reach / reach.sum()
-        A = (X * w[:, None]).T @ X
-        b = (X * w[:, None]).T @ y
+        cal = adassp_calibration(float(total if total_levels is None else total_levels), mu_min, d, delta, shares)
+        A, b = np.asarray(gram, dtype=float) / total, moment / total
         upper = A[rows, cols] + cal.sigma_gram * gen.standard_normal(p)
         b_hat = b + cal.sigma_moment * gen.standard_normal(d)
-        e_hat = float(np.linalg.eigvalsh(A)[0] + cal.sigma_eigen * gen.standard_normal()) if eigen else None
+        e_hat = float(np.linalg.eigvalsh(_symmetric(A[rows, cols], d))[0] + cal.sigma_eigen * gen.standard_normal()) \
+            if eigen else None
         return AdaSSPRelease(_symmetric(upper, d), b_hat, e_hat, cal)
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     _check_floating_point()
-    gram, moment, rounds = weighted_sums(X, y, reach)
-    if rounds > rounds_bound(n):                          # pragma: no cover - weighted_sums keeps within the bound
-        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows")
-    total = math.fsum(reach)
-    cal = adassp_calibration(total, float(reach.min()), d, delta, shares, rounds=rounds_bound(n))
+    if rounds > rounds_bound(n):
+        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
+                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    cal = adassp_calibration(total, mu_min, d, delta, shares, rounds=rounds_bound(n))
     g = cal.step_exponent
     gamma = _power_of_two(-g)
     m_a, m_b = lattice_statistics(gram, moment, total, g)
