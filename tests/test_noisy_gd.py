@@ -133,7 +133,7 @@ def test_the_clipped_draws_follow_a_transcription():
             w, c = mus / mus.sum(), np.full(20, C)
             sigma = math.sqrt(steps) * min(2 * C, G) / mus.sum()
         else:
-            w, c = np.full(20, 1 / 20), C * mus / mus.max()
+            w, c = np.full(20, 1 / 20), C * mus * np.mean(1 / mus)          # Boenisch et al.'s C_i = C mean(s) / s_i
             sigma = math.sqrt(steps) * max(min(2 * ci, G) / m for ci, m in zip(c, mus)) / 20
         gen, theta = np.random.default_rng(6), np.zeros(2)
         for _ in range(steps):
@@ -184,3 +184,34 @@ def test_bad_problems_are_refused():
         gd_draws(X, y, eps, 1.0, DELTA, np.random.default_rng(0), 1, personalization="sample")
     with pytest.raises(ValueError, match="clip"):
         gd_draws(X, y, eps, 1.0, DELTA, np.random.default_rng(0), 1, clip=0.0)
+
+
+def test_clipped_gradients_move_by_at_most_the_smaller_bound():
+    # clipping is a projection on a ball: two clipped gradients of the domain are at most min(2C, G) apart
+    rng = np.random.default_rng(11)
+    for d, R, C in [(1, 1.0, 0.3), (2, 1.0, 5.0), (3, 0.5, 1.0), (4, 2.0, 0.05)]:
+        G = N.gd_sensitivity(R, d)
+        theta = R * rng.uniform(-1, 1, (4000, d)) / math.sqrt(d)
+        x, xp = rng.random((4000, d)), rng.random((4000, d))
+        x[:1000], xp[:1000] = 1.0, 0.0
+        y, yp = rng.uniform(-1, 1, 4000), rng.uniform(-1, 1, 4000)
+        g = (np.sum(x * theta, 1) - y)[:, None] * x
+        gp = (np.sum(xp * theta, 1) - yp)[:, None] * xp
+        clip = lambda v: v * np.minimum(1.0, C / np.maximum(np.linalg.norm(v, axis=1), 1e-300))[:, None]  # noqa
+        assert np.all(np.linalg.norm(clip(g) - clip(gp), axis=1) <= min(2 * C, G) * (1 + 1e-12))
+
+
+def test_with_vanishing_noise_the_exact_run_is_gradient_descent():
+    # levels so large that sigma is tiny: the exact release's iterates follow noiseless projected descent
+    X, y, _ = _problem(n=400, d=2, seed=12)
+    eps = np.full(400, 5e4)
+    lam, steps = 1.0, 15
+    theta = N.noisy_gd(X, y, eps, lam, DELTA, RandomBits(4), steps=steps)
+    A, b = X.T @ X / 400, X.T @ y / 400
+    clean, radius = np.zeros(2), pdp_lib.norm_bound(lam, 2)
+    for _ in range(steps):
+        clean = clean - (A @ clean - b + lam * clean) / (2 + lam)
+        clean = clean if np.linalg.norm(clean) <= radius else clean * radius / np.linalg.norm(clean)
+    mus = tolerated_gaussian_mus(eps, DELTA)
+    sigma = N.gd_calibration(mus.sum(), mus.min(), 2, DELTA, steps, radius, 1 / 3).sigma
+    assert sigma < 1e-3 and np.linalg.norm(theta - clean) < 20 * sigma

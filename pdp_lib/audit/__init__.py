@@ -43,6 +43,8 @@ bit: the textbook Laplace sampler and the      (:func:`textbook_laplace`,
 library's sampler in d = 1                     :func:`textbook_reachable`,
                                                :func:`exponential_ziggurat`,
                                                :func:`library_reachability`)
+a black-box audit of sufficient-statistics   :mod:`~pdp_lib.audit.ssp_audit`
+perturbation on one pair                       (:func:`ssp_audit`)
 the exact lattice release: reachability, the   :mod:`~pdp_lib.audit.lattice`
 exact loss of a pair, draws for black-box      (:func:`lattice_reachable`,
 audits                                         :func:`lattice_pair`,
@@ -78,6 +80,7 @@ from .floating_point import (
     textbook_reachable,
 )
 from .jorgensen import jorgensen_log_density
+from .ssp_audit import SSPAudit, ssp_audit
 from .lattice import LatticePair, lattice_draws, lattice_pair, lattice_reachable, lattice_units, pair_loss_within
 from .profile_audit import DeltaLowerBounds, ProfileAudit, audit_privacy_profile, delta_lower_bounds
 from .level_change import LevelChange, level_change_loss
@@ -105,6 +108,8 @@ from .sensitivity_checks import (
 )
 
 __all__ = [
+    "SSPAudit",
+    "ssp_audit",
     "LatticePair",
     "lattice_draws",
     "lattice_pair",

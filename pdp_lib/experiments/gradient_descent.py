@@ -8,7 +8,10 @@ Both variants run ``T`` steps of projected gradient descent on the weighted ridg
 ``"weights"``   re-weighting, as PDP-OP: :math:`\sum_i w_i\,\mathrm{clip}_C(g_i)`, :math:`w_i = \mu^*_i/M`,
                 :math:`\sigma = \sqrt T\min(2C, G)/M`;
 ``"clipping"``  individualized clipping (Boenisch, Mühl, Dziedzic, Rinberg & Papernot, NeurIPS 2023):
-                :math:`\frac1n\sum_i \mathrm{clip}_{C_i}(g_i)`, :math:`C_i = C\mu^*_i/\mu^*_\max`,
+                :math:`\frac1n\sum_i \mathrm{clip}_{C_i}(g_i)`, :math:`C_i = C\mu^*_i\,\overline{1/\mu^*}`
+                (their parametrization, :math:`C_i = C\bar\sigma/\sigma_i` with the noise multipliers
+                :math:`\sigma_i \propto 1/\mu^*_i` and :math:`\bar\sigma` their mean over the points: ``C`` is the
+                clipping norm of a point at the harmonic mean of the :math:`\mu^*_i`),
                 :math:`\sigma = \frac{\sqrt T}{n}\max_i \min(2C_i, G)/\mu^*_i`.
 
 Replacing point ``i`` moves its clipped gradient by at most :math:`\min(2C_i, G)`: clipping is the projection on a
@@ -50,7 +53,7 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
         weights, norms = reach / reach.sum(), np.full(n, C)
         sigma = math.sqrt(steps) * min(2 * C, G) / reach.sum()
     else:
-        weights, norms = np.full(n, 1 / n), C * reach / reach.max()
+        weights, norms = np.full(n, 1 / n), C * reach * np.mean(1 / reach)
         sigma = math.sqrt(steps) * float(np.max(np.minimum(2 * norms, G) / reach)) / n
     row_norms = np.linalg.norm(X, axis=1)
     out = []
