@@ -186,7 +186,7 @@ def _add_fit(sub) -> None:
                      help="with --mechanism ssp or gd: every row gets (epsilon_i, delta)-DP, the noise Gaussian and "
                           "the sums weighted by mu*(epsilon_i, delta); required by gd")
     fit.add_argument("--steps", type=_int_at_least("--steps", 1), default=None,
-                     help="with --mechanism gd: the number of gradient steps (default 20)")
+                     help="with --mechanism gd: the number of gradient steps (default 20, at most 100,000)")
     fit.add_argument("--scheduler", metavar="ADDRESS", default=None,
                      help="compute the sums on this Dask cluster (e.g. tcp://host:8786), one task per partition; "
                           "the noise is drawn here")
@@ -434,6 +434,9 @@ def _fit(args) -> int:
                        (args.mechanism == "gd" and args.delta is None,
                         "--mechanism gd needs --delta in (0, 1): noisy gradient descent is (epsilon_i, delta)-DP"),
                        (args.steps is not None and args.mechanism != "gd", "--steps applies to --mechanism gd only"),
+                       (args.steps is not None and args.steps > 100_000,
+                        f"--steps = {args.steps} is outside the allowed range [1, 100000]: the noise grows like the "
+                        f"square root of the steps"),
                        (isinstance(args.lam, str) and (args.mechanism != "ssp" or args.delta is None),
                         f"--lam {args.lam} applies to --mechanism ssp with --delta only; give a number > 0")]:
         if wrong:
@@ -457,6 +460,10 @@ def _fit(args) -> int:
 
     _report_clipped(args, sums)
     if theorem in streaming.GAUSSIAN_THEOREMS:
+        if args.delta * sums.rows >= 1:
+            print(f"warning: delta = {args.delta!r} is not below 1/n = 1/{sums.rows}: a guarantee with such a delta "
+                  f"allows a mechanism that publishes a row outright with probability delta; choose delta well "
+                  f"below 1/n", file=sys.stderr)
         what = {"ssp-gaussian": "sufficient-statistics perturbation with Gaussian noise",
                 "adassp": "personalized AdaSSP", "gd": "noisy gradient descent"}[theorem]
         print(f"fitted on {sums.rows} rows by {what}, (epsilon_i, delta = {args.delta!r})-DP: lambda = {sig(lam, 6)} "

@@ -588,3 +588,22 @@ def test_fit_under_delta_refuses_what_does_not_apply(tmp_path, capsys, extra, me
     assert message in capsys.readouterr().err and not out.exists()
     args[args.index("--lam") + 1] = "public"
     assert cli.main(args[:-len(extra)] if extra else args) == 2
+
+
+def test_fit_under_delta_refuses_overflowing_ridges_and_endless_steps(tmp_path, capsys):
+    _table(n=50).to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "model.json"
+    base = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--delta", "1e-5",
+            "--bounds", str(_bounds_file(tmp_path)), "--out", str(out)]
+    for extra, message in [(["--mechanism", "gd", "--lam", "5e-324"], "lam gives the ball the radius"),
+                           (["--mechanism", "ssp", "--lam", "5e-324"], "the model overflowed at lam"),
+                           (["--mechanism", "gd", "--lam", "1", "--steps", "1000000000"], "--steps = 1000000000")]:
+        assert cli.main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and not out.exists()
+    assert cli.main(base[:-6] + ["--delta", "0.5", "--bounds", str(_bounds_file(tmp_path)), "--out", str(out),
+                                 "--mechanism", "ssp", "--lam", "public"]) == 0
+    assert "is not below 1/n" in capsys.readouterr().err
+    model = json.loads(out.read_text())
+    assert model["ridge"].startswith("the public rule") and "delta field" in model["privacy"]["guarantee"]
+    assert "Gaussian noise is exact on the grid" in model["privacy"]["floating_point"]

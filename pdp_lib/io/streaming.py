@@ -765,14 +765,20 @@ def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, ste
             lam = adassp.adassp_ridge(release)
         elif rule == "public":
             lam = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, d, delta))
-        theta = adassp._solve(release.gram, release.moment, lam, "clip")
-        noise = {"gram": cal.sigma_gram, "moment": cal.sigma_moment}
+            noise_extra = {"ridge": "the public rule sigma_gram sqrt(d log(2 d^2 / 0.05)) of the book's chapter "
+                                    "'Beyond output perturbation' (reads no data)"}
+        with np.errstate(all="ignore"):
+            theta = adassp._solve(release.gram, release.moment, lam, "clip")
+        noise = {"gram": cal.sigma_gram, "moment": cal.sigma_moment, **(noise_extra if rule == "public" else {})}
         if rule == "auto":
             noise["eigenvalue"] = cal.sigma_eigen
         theorem = "adassp" if rule == "auto" else "ssp-gaussian"
     else:
         steps = noisy_gd.STEPS if steps is None else check_count(steps, "steps")
+        if steps > noisy_gd.MAX_STEPS:
+            raise ValueError(f"steps = {steps!r} is outside the allowed range [1, {noisy_gd.MAX_STEPS}]")
         radius, step_size = norm_bound(lam, d), 1.0 / (d + lam)
+        noisy_gd.check_radius(radius, d, "lam")
         if sampler == "exact":
             cal = noisy_gd.gd_calibration(total, sums.weight_min, d, delta, steps, radius, step_size,
                                           rounds=rounds_bound(n))
@@ -786,8 +792,8 @@ def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, ste
         noise = {"sigma": cal.sigma, "steps": steps, "radius": radius, "step_size": step_size}
         theorem = "gd"
     if not np.all(np.isfinite(theta)):
-        raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
-                         f"nothing was written")
+        raise ValueError(f"the model overflowed at lam = {lam!r}: the noise divided by so small a ridge leaves no finite "
+                         f"model (the levels sum to {sums.total!r}); raise lam; nothing was written")
     return theta, (theorem, None, {"lam": float(lam), "delta": delta, **noise})
 
 
@@ -863,6 +869,17 @@ FLOATING_POINT_TEXT = {
              "cover' shows it for this sampler); chosen explicitly with --sampler float",
 }
 
+GAUSSIAN_FLOATING_POINT_TEXT = {
+    "exact": "covered: the proof bounds every rounding of the sums for any summation order, computes each released "
+             "statistic's (or each step's gradient's) centre exactly from the sums, and adds the grid's rounding to "
+             "the sensitivity; the Gaussian noise is exact on the grid, and every double released is a function of "
+             "a grid point; the solve and the steps' updates are post-processing of the released values (the "
+             "book's chapter 'Beyond output perturbation'); not covered: the running time",
+    "float": "the guarantee is proved for exact arithmetic; the Gaussian noise here is drawn and added in floating "
+             "point, which can leak beyond (epsilon_i, delta) (Mironov, CCS 2012); chosen explicitly with "
+             "--sampler float",
+}
+
 
 GAUSSIAN_THEOREMS = ("ssp-gaussian", "adassp", "gd")
 """The releases under (epsilon_i, delta), with Gaussian noise."""
@@ -896,7 +913,7 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
     gaussian = theorem in GAUSSIAN_THEOREMS
     return {
         "guarantee": ("every row i gets (epsilon_i, delta)-differential privacy (approximate, personalized), with the "
-                      "delta of the noise field: for any two neighbouring tables and any set of models S, "
+                      "delta of the model file's delta field: for any two neighbouring tables and any set of models S, "
                       "P(S) <= exp(epsilon_i) P'(S) + delta when row i is the row that differs") if gaussian else
                      "every row i gets epsilon_i-differential privacy (pure, personalized): for any two "
                      "neighbouring tables and any set of models, the probability of the set changes by a factor "
@@ -907,7 +924,7 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
                   "summary below is released as it is), the bounds below (fixed before the data were seen), "
                   "lambda and the calibration's noise parameters",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
-        "floating_point": FLOATING_POINT_TEXT[sampler],
+        "floating_point": (GAUSSIAN_FLOATING_POINT_TEXT if gaussian else FLOATING_POINT_TEXT)[sampler],
         "sampler": _sampler_text(sampler, theorem, sums.moment.size),
         "levels": sums.level_summary(),
         "bounds": bounds.as_dict(),
@@ -927,11 +944,12 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
     if theorem == "ssp":        # SSP: no bound on the solution; one eta per statistic
         mechanism, B, eta = "ssp", None, {"gram": float(eta[0]), "moment": float(eta[1])}
     elif theorem in GAUSSIAN_THEOREMS:      # Gaussian noise: standard deviations, delta, the lam used
-        noise = {k: (int(v) if k == "steps" else float(v)) for k, v in eta.items()}
+        noise = {k: (int(v) if k == "steps" else v if k == "ridge" else float(v)) for k, v in eta.items()}
         lam, delta = noise.pop("lam"), noise.pop("delta")
         mechanism, B, eta = ("gd" if theorem == "gd" else "ssp"), None, None
+        ridge = noise.pop("ridge", "given")
         extra = {"delta": delta, "noise": noise,
-                 "ridge": {"ssp-gaussian": "given", "adassp": "AdaSSP's private rule", "gd": "given"}[theorem]}
+                 "ridge": "AdaSSP's private rule" if theorem == "adassp" else ridge}
     else:
         mechanism, B, eta = "output", float(B), float(eta)
     return {

@@ -71,7 +71,8 @@ from .lattice import (
     weighted_sums,
 )
 
-__all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noisy_gd_draws", "STEPS"]
+__all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noisy_gd_draws", "check_radius", "STEPS",
+           "MAX_STEPS"]
 
 STEPS = 20
 """The default number of steps ``T``."""
@@ -150,9 +151,28 @@ def _project(theta: np.ndarray, radius: float) -> np.ndarray:
     return theta if norm <= radius else theta * (radius / norm)
 
 
+MAX_STEPS = 100_000
+"""The most steps a run may take: the noise grows like the square root of the steps, so more can only add noise."""
+
+_MAX_RADIUS = 1e100
+
+
+def check_radius(radius: float, d: int, name: str = "radius") -> float:
+    """Refuse a ball so large that the iterates' norms overflow (its ``G`` would leave only noise anyway)."""
+    if not radius * math.sqrt(d) <= _MAX_RADIUS:
+        raise ValueError(f"{name} gives the ball the radius {radius!r}, outside the allowed range (0, 1e100 / sqrt(d)]: "
+                         f"the iterates' norms would overflow and the noise would swamp them; raise lam or give a "
+                         f"smaller radius")
+    return radius
+
+
 def _check_settings(lam, d, steps, radius, step_size) -> tuple:
     steps = check_count(steps, "steps", minimum=1)
+    if steps > MAX_STEPS:
+        raise ValueError(f"steps = {steps!r} is outside the allowed range [1, {MAX_STEPS}]: the noise grows like the "
+                         f"square root of the steps")
     radius = norm_bound(lam, d) if radius is None else check_positive(radius, "radius")
+    check_radius(float(radius), d, "lam" if radius is None else "radius")
     step_size = 1.0 / (d + lam) if step_size is None else check_positive(step_size, "step_size")
     return steps, float(radius), float(step_size)
 
