@@ -78,9 +78,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
         perturbation (book chapter *Beyond output perturbation*): pure DP with a numeric ``lam``
         (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
-        statistics at a numeric ``lam`` (:func:`pdp_lib.mechanisms.adassp.gaussian_ssp`) or, with ``lam="auto"``,
-        personalized AdaSSP, whose ridge is chosen from its own release (:func:`pdp_lib.mechanisms.adassp.adassp`;
-        ``lam_`` is the ridge chosen).  ``eta_`` and ``sigma_`` are then ``nan`` (SSP has one noise per statistic).
+        statistics at a numeric ``lam`` (:func:`pdp_lib.mechanisms.adassp.gaussian_ssp`), at the public ridge with
+        ``lam="public"`` (:func:`pdp_lib.mechanisms.adassp.ridge_rule` with the eigenvalue's bound at 0: it reads no
+        data; the book's recommendation under ``delta``) or, with ``lam="auto"``, personalized AdaSSP, whose ridge is
+        chosen from its own release (:func:`pdp_lib.mechanisms.adassp.adassp`; ``lam_`` is the ridge chosen).  ``eta_`` and ``sigma_`` are then ``nan`` (SSP has one noise per statistic).
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -196,16 +197,23 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if self.noise == "gaussian" and self.delta is None:
             raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "
                              "guarantee; give delta in (0, 1)")
-        if isinstance(self.lam, str) and self.lam not in ("auto", "pruned"):
+        if isinstance(self.lam, str) and self.lam not in ("auto", "pruned", "public"):
             raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
-                            f"(0, inf), 'pruned' or 'auto'")
+                            f"(0, inf), 'pruned', 'auto' or 'public' (mechanism='ssp' with delta)")
         rule = self.lam if isinstance(self.lam, str) else None
+        if rule == "public" and (self.lam_grid is not None or self.tuning_share != 1.0
+                                 or self.validation_fraction != 0.5):
+            raise ValueError("lam_grid, tuning_share and validation_fraction do not apply to lam='public', which "
+                             "reads no data and tunes nothing")
         sampler = check_sampler(self.sampler)
         if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp"):
             raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP) or 'ssp' "
                              f"(sufficient-statistics perturbation)")
         if self.mechanism == "ssp":
             return self._fit_ssp(X, y, epsilons, rule, sampler)
+        if rule == "public":
+            raise ValueError("lam = 'public' applies to mechanism='ssp' with noise='gaussian' and delta: the public "
+                             "ridge is derived from the Gaussian noise on the statistics")
         if rule == "auto" and self.delta is not None:
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
@@ -238,7 +246,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if rule is not None:
             raise ValueError(f"lam = {rule!r} is not allowed with mechanism='ssp' under pure DP: its rules are derived "
                              f"for output perturbation's noise; give a number (or delta, noise='gaussian' and "
-                             f"lam='auto' for AdaSSP)")
+                             f"lam='public' or 'auto')")
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
@@ -249,9 +257,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         return self
 
     def _fit_gaussian_ssp(self, X, y, epsilons, rule, sampler):
-        """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam``, or AdaSSP (``lam="auto"``)."""
+        """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam`` or at the public ridge
+        (``lam="public"``), or AdaSSP (``lam="auto"``)."""
         from .curves import tolerated_gaussian_mus
-        from .mechanisms.adassp import SHARES, _release, adassp_ridge, check_shares
+        from .mechanisms.adassp import SHARES, _release, adassp_ridge, check_shares, ridge_rule
         from .mechanisms.ssp import solve_statistics
         from .validation import check_fraction
 
@@ -260,9 +269,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                              f"and noise='gaussian' (got delta = {self.delta!r}, noise = {self.noise!r})")
         if rule == "pruned":
             raise ValueError("lam = 'pruned' is not allowed with mechanism='ssp': its plan is derived for output "
-                             "perturbation; give a number, or lam='auto' for AdaSSP's private ridge")
+                             "perturbation; give a number, lam='public' or lam='auto' for AdaSSP's private ridge")
         delta = check_fraction(self.delta, "delta", closed_low=False, closed_high=False)
-        if rule == "auto":
+        if rule in ("auto", "public"):
             X, y, eps, _ = check_problem(X, y, epsilons)
         else:
             X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
@@ -270,6 +279,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         release = _release(X, y, eps, delta, self.random_state, shares, sampler)
         if rule == "auto":
             lam = adassp_ridge(release)
+        elif rule == "public":          # the chapter's public ridge: public noise parameters only
+            lam = float(ridge_rule(0.0, release.calibration.sigma_gram, 0.0, X.shape[1], delta))
         self.coef_ = solve_statistics(release.gram, release.moment, lam)
         mus = tolerated_gaussian_mus(eps, delta)
         self.weights_ = mus / mus.sum()

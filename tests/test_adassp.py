@@ -246,7 +246,18 @@ def test_the_estimator_fits_gaussian_ssp_and_adassp():
     floats = pdp_lib.PersonalizedRidge(lam="auto", mechanism="ssp", noise="gaussian", delta=DELTA, random_state=5,
                                        sampler="float").fit(X, y, eps)
     np.testing.assert_array_equal(floats.coef_, A.adassp(X, y, eps, DELTA, 5, sampler="float"))
-    for kwargs, match in [(dict(lam="pruned", noise="gaussian", delta=DELTA), "lam = 'pruned' is not allowed"),
+    public = pdp_lib.PersonalizedRidge(lam="public", mechanism="ssp", noise="gaussian", delta=DELTA, random_state=6)
+    public.fit(X, y, eps)
+    release = A.adassp_release(X, y, eps, DELTA, 6, shares=(0.5, 0.5, 0.0))
+    ridge = float(A.ridge_rule(0.0, release.calibration.sigma_gram, 0.0, 3, DELTA))
+    assert public.lam_ == ridge
+    np.testing.assert_array_equal(public.coef_, A._solve(release.gram, release.moment, ridge, "clip"))
+    for kwargs, match in [(dict(lam="public"), "lam = 'public' is not allowed with mechanism='ssp' under pure DP"),
+                          (dict(lam="public", mechanism="output", noise="gaussian", delta=DELTA),
+                           "lam = 'public' applies to mechanism='ssp'"),
+                          (dict(lam="public", noise="gaussian", delta=DELTA, lam_grid=[1.0, 2.0]),
+                           "do not apply to lam='public'"),
+                          (dict(lam="pruned", noise="gaussian", delta=DELTA), "lam = 'pruned' is not allowed"),
                           (dict(noise="gaussian"), "delta is required with noise='gaussian'"),
                           (dict(delta=DELTA), "has Gaussian noise: give both delta"),
                           (dict(noise="gaussian", delta=1.5), "delta")]:

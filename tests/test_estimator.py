@@ -107,7 +107,7 @@ def test_clone_get_set_params(small_data):
 def test_invalid_params_raise_at_fit(small_data):
     X, y, eps = small_data
     with pytest.raises(TypeError, match=r"lam must be a real number, got str 'best': use a number in \(0, inf\), "
-                                        r"'pruned' or 'auto'"):
+                                        r"'pruned', 'auto' or 'public' \(mechanism='ssp' with delta\)"):
         PersonalizedRidge(lam="best").fit(X, y, eps)
     with pytest.raises(ValueError, match=r"tuning_share = 0.0 is outside the allowed range \(0, 1\]"):
         PersonalizedRidge(lam="auto", tuning_share=0.0).fit(X, y, eps)
