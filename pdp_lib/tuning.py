@@ -391,7 +391,7 @@ def _integers(values) -> tuple:
     m = (mant * 2.0**53).astype(np.int64)                      # exact: at most 53 significant bits
     k = expo.astype(np.int64) - 53
     low = int(k[m != 0].min()) if np.any(m != 0) else 0
-    ints = [int(a) << int(b) for a, b in zip(m, k - low)]
+    ints = [int(a) << int(b) for a, b in zip(m, np.maximum(k - low, 0))]     # a zero's shift is any
     if low >= 0:
         return np.array([a << low for a in ints], dtype=object).reshape(v.shape), 1
     return np.array(ints, dtype=object).reshape(v.shape), 1 << -low

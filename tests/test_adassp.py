@@ -22,13 +22,9 @@ from pdp_lib.mechanisms import adassp as A
 from pdp_lib.mechanisms import lattice
 from pdp_lib.mechanisms.exact_sampling import RandomBits
 from pdp_lib.mechanisms.ssp import lattice_statistics
+from problems import small_problem as _problem
 
 DELTA = 1e-5
-
-
-def _problem(n=8, d=2, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.random((n, d)), rng.uniform(-1, 1, n), rng.choice([0.2, 0.5, 1.0, 2.0], n)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4])

@@ -19,11 +19,7 @@ import pdp_lib
 from pdp_lib.mechanisms import lattice
 from pdp_lib.mechanisms import ssp as S
 from pdp_lib.mechanisms.exact_sampling import RandomBits
-
-
-def _problem(n=8, d=2, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.random((n, d)), rng.uniform(-1, 1, n), rng.choice([0.2, 0.5, 1.0, 2.0], n)
+from problems import small_problem as _problem
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4])

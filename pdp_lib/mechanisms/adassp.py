@@ -85,6 +85,8 @@ from .lattice import (
     _step_exponent,
     check_release_levels,
     check_sampler,
+    double_above,
+    double_below,
     rounds_bound,
     sums_rounding_bound,
     weighted_sums,
@@ -167,17 +169,8 @@ def check_shares(shares) -> tuple:
     last = 2 if values[2] > 0 else 1
     rest = 1 - sum(Fraction(v) for k, v in enumerate(values) if k != last)
     if Fraction(values[last]) > rest:
-        v = float(rest)
-        v = math.nextafter(v, 0.0) if Fraction(v) > rest else v
-        values = tuple(v if k == last else x for k, x in enumerate(values))
+        values = tuple(double_below(rest) if k == last else x for k, x in enumerate(values))
     return values
-
-
-def _sigma_up(a: Fraction, rho: Fraction) -> float:
-    """The smallest double found at or above ``a / sqrt(rho)``, exactly."""
-    exact = _sqrt_up(a * a / rho)
-    v = float(exact)
-    return math.nextafter(v, math.inf) if Fraction(v) < exact else v
 
 
 def adassp_calibration(total: float, mu_min: float, d: int, delta: float, shares=SHARES, *,
@@ -206,7 +199,7 @@ def adassp_calibration(total: float, mu_min: float, d: int, delta: float, shares
     a = [sqrt_p / M_lo + (2 * alpha + gamma * sqrt_p) / mu_min_q,
          2 * sqrt_d / M_lo + (2 * beta + gamma * sqrt_d) / mu_min_q,
          Fraction(d) / M_lo + (2 * alpha + gamma) / mu_min_q]
-    sig = [_sigma_up(ak, Fraction(r)) if r > 0 else math.inf for ak, r in zip(a, rho)]
+    sig = [double_above(_sqrt_up(ak * ak / Fraction(r))) if r > 0 else math.inf for ak, r in zip(a, rho)]
     return AdaSSPCalibration(delta=delta, shares=rho, sigma_gram=sig[0], sigma_moment=sig[1], sigma_eigen=sig[2],
                              step_exponent=g)
 
@@ -459,8 +452,6 @@ def gaussian_ssp(X, y, epsilons, lam, delta, rng=None, *, share: float = 0.5, sa
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     rho = check_fraction(share, "share", closed_low=False, closed_high=False)
-    rest = float(1 - Fraction(rho))
-    if Fraction(rest) > 1 - Fraction(rho):
-        rest = math.nextafter(rest, 0.0)                     # the complement rounded down: the shares never exceed 1
-    release = _release(X, y, eps, delta, rng, check_shares((rho, rest, 0.0)), check_sampler(sampler))
+    shares = check_shares((rho, 1 - rho, 0.0))               # the complement rounded down, exactly
+    release = _release(X, y, eps, delta, rng, shares, check_sampler(sampler))
     return _solve_clipped(release.gram, release.moment, lam)

@@ -312,6 +312,18 @@ def check_release_levels(total: float, eps_min: float) -> None:
                          f"release: smaller levels could underflow its sums")
 
 
+def double_below(q: Fraction) -> float:
+    """The largest double at most the rational ``q``."""
+    v = float(q)
+    return math.nextafter(v, -math.inf) if Fraction(v) > q else v
+
+
+def double_above(q: Fraction) -> float:
+    """The smallest double at least the rational ``q``."""
+    v = float(q)
+    return math.nextafter(v, math.inf) if Fraction(v) < q else v
+
+
 def _step_exponent(target: Fraction) -> int:
     """The least ``g`` with ``2**-g <= target`` (``target > 0``), exactly."""
     g = target.denominator.bit_length() - target.numerator.bit_length()

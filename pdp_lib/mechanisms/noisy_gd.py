@@ -66,6 +66,7 @@ from .lattice import (
     _step_exponent,
     check_release_levels,
     check_sampler,
+    double_above,
     rounds_bound,
     sums_rounding_bound,
     weighted_sums,
@@ -139,10 +140,7 @@ def gd_calibration(total: float, mu_min: float, d: int, delta: float, steps: int
     g = _step_exponent(mu_min_q * G / M_lo * _STEP_SLACK / max(1, G))
     gamma = _power_of_two(-g)
     a = G / M_lo + (2 * (alpha * R + beta) + gamma * sqrt_d) / mu_min_q
-    exact = _sqrt_up(a * a * steps)
-    sigma = float(exact)
-    if Fraction(sigma) < exact:
-        sigma = math.nextafter(sigma, math.inf)
+    sigma = double_above(_sqrt_up(a * a * steps))
     return GDCalibration(delta=delta, steps=steps, radius=radius, step_size=step_size, sigma=sigma, step_exponent=g)
 
 
@@ -227,20 +225,14 @@ def noisy_gd(X, y, epsilons, lam, delta, rng=None, *, steps: int = STEPS, radius
     return _run_lattice(gram, moment, total, lam, cal, bits)
 
 
-def _integers(values) -> tuple:
-    """``(numerators, exponent)``: ``values[k] = numerators[k] * 2**exponent`` exactly, for finite doubles."""
-    parts = [math.frexp(float(v)) for v in values]
-    exponent = min(e for _, e in parts) - 53
-    return [int(m * (1 << 53)) << (e - 53 - exponent) for m, e in parts], exponent
-
-
 def _run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits: RandomBits) -> np.ndarray:
     """The lattice run: each step's centre ``round((G~ theta - m~) / (S~ gamma))`` exactly, plus exact noise."""
+    from ..tuning import _integers           # doubles as integers over one power of two, exactly
+
     d = np.asarray(moment).size
     upper = np.triu(np.asarray(gram, dtype=float))
-    G = upper + np.triu(upper, 1).T
-    g_ints, g_exp = _integers(G.ravel())
-    m_ints, m_exp = _integers(moment)
+    G_ints, g_scale = _integers(upper + np.triu(upper, 1).T)
+    m_ints, m_scale = _integers(np.asarray(moment, dtype=float))
     S = Fraction(float(total))
     gamma = _power_of_two(-cal.step_exponent)
     rate = gamma / Fraction(cal.sigma)
@@ -249,12 +241,10 @@ def _run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bit
     for _ in range(cal.steps):
         if sum(Fraction(float(v)) ** 2 for v in theta) > bound * bound:          # pragma: no cover - projection
             raise RuntimeError("an iterate left the ball the calibration assumes")
-        t_ints, t_exp = _integers(theta) if np.any(theta) else ([0] * d, 0)
-        centre = []
-        for j in range(d):
-            row = sum(g_ints[j * d + k] * t_ints[k] for k in range(d))           # (G~ theta)_j / 2**(g_exp+t_exp)
-            value = Fraction(row) * _power_of_two(g_exp + t_exp) - Fraction(m_ints[j]) * _power_of_two(m_exp)
-            centre.append(round(value / (S * gamma)))
+        t_ints, t_scale = _integers(theta)
+        rows = G_ints.dot(t_ints)                                            # (G~ theta) g_scale t_scale
+        centre = [round((Fraction(int(r), g_scale * t_scale) - Fraction(int(m), m_scale)) / (S * gamma))
+                  for r, m in zip(rows, m_ints)]
         noise = sample_rounded_gaussian(rate, d, bits)
         released = np.array([float((c + k) * gamma) for c, k in zip(centre, noise)])
         theta = _project(theta - cal.step_size * (released + lam * theta), cal.radius)

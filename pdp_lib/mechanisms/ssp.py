@@ -70,6 +70,7 @@ from .lattice import (
     _step_exponent,
     check_release_levels,
     check_sampler,
+    double_below,
     rounds_bound,
     sums_rounding_bound,
     weighted_sums,
@@ -117,11 +118,6 @@ class SSPCalibration:
     rate_moment: Fraction | None = None
 
 
-def _largest_double_below(q: Fraction) -> float:
-    v = float(q)
-    return math.nextafter(v, 0.0) if Fraction(v) > q else v
-
-
 def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, *, rounds=None) -> SSPCalibration:
     r"""The noise of SSP for levels summing to ``total`` with smallest ``eps_min``, in dimension ``d``.
 
@@ -144,8 +140,8 @@ def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, 
     smallest = eps_min_q * min(sqrt_p, 2 * sqrt_d) / S_lo            # the smallest per-point sensitivity
     g = _step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
     gamma = _power_of_two(-g)
-    eta_a = _largest_double_below(rho_q / (sqrt_p / S_lo + (2 * alpha + gamma * sqrt_p) / eps_min_q))
-    eta_b = _largest_double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
+    eta_a = double_below(rho_q / (sqrt_p / S_lo + (2 * alpha + gamma * sqrt_p) / eps_min_q))
+    eta_b = double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
     return SSPCalibration(share=rho, eta_gram=eta_a, eta_moment=eta_b, step_exponent=g,
                           rate_gram=Fraction(eta_a) * gamma, rate_moment=Fraction(eta_b) * gamma)
 
