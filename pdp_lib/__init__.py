@@ -106,6 +106,7 @@ _EXPORTS = {
     "adassp": "mechanisms.adassp",
     "gaussian_ssp": "mechanisms.adassp",
     "noisy_gd": "mechanisms.noisy_gd",
+    "objective_perturbation": "mechanisms.objective",
     "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }

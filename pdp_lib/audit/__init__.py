@@ -45,6 +45,9 @@ library's sampler in d = 1                     :func:`textbook_reachable`,
                                                :func:`library_reachability`)
 a black-box audit of sufficient-statistics   :mod:`~pdp_lib.audit.ssp_audit`
 perturbation on one pair                       (:func:`ssp_audit`)
+the exact output density and pair loss of      :mod:`~pdp_lib.audit.objective_loss`
+objective perturbation, inside the ball and    (:func:`objective_log_density`,
+on its sphere                                  :func:`objective_pair_loss`)
 the exact lattice release: reachability, the   :mod:`~pdp_lib.audit.lattice`
 exact loss of a pair, draws for black-box      (:func:`lattice_reachable`,
 audits                                         :func:`lattice_pair`,
@@ -81,6 +84,7 @@ from .floating_point import (
 )
 from .jorgensen import jorgensen_log_density
 from .ssp_audit import SSPAudit, ssp_audit
+from .objective_loss import objective_log_density, objective_pair_loss
 from .lattice import LatticePair, lattice_draws, lattice_pair, lattice_reachable, lattice_units, pair_loss_within
 from .profile_audit import DeltaLowerBounds, ProfileAudit, audit_privacy_profile, delta_lower_bounds
 from .level_change import LevelChange, level_change_loss
@@ -108,6 +112,8 @@ from .sensitivity_checks import (
 )
 
 __all__ = [
+    "objective_log_density",
+    "objective_pair_loss",
     "SSPAudit",
     "ssp_audit",
     "LatticePair",

@@ -15,6 +15,8 @@
 ``adassp``               Wang's AdaSSP personalized: Gaussian statistics and a private ridge, (eps_i, delta)-DP,
                          and SSP with Gaussian noise at a fixed ridge
 ``noisy_gd``             full-batch noisy gradient descent, re-weighted, (eps_i, delta)-DP, on a lattice
+``objective``            objective perturbation on a ball, re-weighted, pure eps_i-DP; floating point only, by
+                         explicit opt-in (sampler="float")
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

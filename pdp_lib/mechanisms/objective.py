@@ -1,0 +1,200 @@
+r"""Objective perturbation, personalized by re-weighting, on a ball: point ``i`` gets ``epsilon_i``-DP (pure).
+
+The release minimizes the weighted ridge objective of eq. (2) plus a random linear term, over the ball
+:math:`\|\theta\| \le R`:
+
+.. math::
+
+    \hat\theta = \arg\min_{\|\theta\| \le R}\ \tfrac12\sum_i w_i (x_i^\top\theta - y_i)^2
+    + \tfrac\Lambda2\|\theta\|^2 + b^\top\theta, \qquad \nu(b) \propto e^{-\eta\|b\|},
+
+with :math:`w_i = \varepsilon_i/S`, :math:`S = \sum_j\varepsilon_j`, and :math:`\Lambda \ge \lambda` (Chaudhuri,
+Monteleoni & Sarwate, JMLR 2011, Algorithm 2; on a bounded set as Kifer, Smith & Thakurta, COLT 2012).  The
+noise :math:`\nu` is the ℓ2-Laplace law of PDP-OP (Remark 3.1).
+
+**Why a ball.**  The proof needs the loss's gradient bounded on the parameter set, and the squared loss's gradient
+grows without bound in :math:`\theta`.  On the ball and the domain (:math:`x \in [0, 1]^d`, :math:`y \in [-1, 1]`),
+replacing point ``i`` moves the data gradient by at most :math:`w_i G` with
+:math:`G = \sqrt d(\sqrt d R + 2)` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`, the same bound), and each
+point's Hessian :math:`w_i x_i x_i^\top` has rank one and norm at most :math:`w_i d`.
+
+**Privacy** (the book's chapter *Beyond output perturbation*, proposition *prop-objective-privacy*): with
+:math:`H = \sum_i w_i x_i x_i^\top + \Lambda I`, an output inside the ball comes from the single noise
+:math:`b = c - H\theta` (:math:`c = \sum_i w_i y_i x_i`) and an output on the sphere from the half-line
+:math:`b = c - (H + \nu I)\theta`, :math:`\nu \ge 0`.  Changing variables, the ratio of the output's densities
+between neighbours is at most :math:`e^{\eta w_i G}` from the noise times :math:`1 + w_i d/\Lambda` from the
+Jacobian (a rank-one change of :math:`\det` inside, of :math:`\det(M)\,\theta^\top M^{-1}\theta` on the sphere,
+both bounded by the Cauchy--Schwarz inequality; half the logarithm of the published bound, which treats the change
+as rank two).  Since :math:`\log(1 + \varepsilon a)/\varepsilon` decreases in :math:`\varepsilon`, the choice
+
+.. math::
+
+    \eta = \frac{S}{G}\Big(1 - \frac{\log(1 + \varepsilon_\min d/(S\Lambda))}{\varepsilon_\min}\Big)
+
+gives every point its :math:`\varepsilon_i`: the smallest level pays the largest share of its budget for the
+Jacobian, and :math:`\Lambda` is raised above :math:`\lambda` until that share is at most ``share`` (1/2 by
+default, as in the published rule's fallback).  The weights :math:`w_i \propto \varepsilon_i` are those that
+minimize the noise, for the reason they do in PDP-OP: the noise's term binds every point in proportion to its weight.
+
+**Floating point.**  The release is a continuous law pushed through a minimization; no floating-point sampler and
+solver reproduce it exactly, and the noise's low bits and the solver's rounding are outside the proof.  So this
+module releases only when asked with ``sampler="float"`` (exact over the reals only), the explicit opt-in of
+OpenDP's floating-point-unsafe mechanisms; every other release of the library is exact by default.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bounds import norm_bound
+from ..validation import check_fraction, check_positive, check_problem, check_rng
+from .noisy_gd import check_radius, gd_sensitivity
+from .output_perturbation import _sample_l2_laplace
+
+__all__ = ["ObjectiveCalibration", "objective_calibration", "constrained_ridge", "objective_perturbation",
+           "objective_draws", "check_objective_sampler", "SHARE"]
+
+SHARE = 0.5
+"""The largest share of the smallest level that the Jacobian term may take before the ridge is raised."""
+
+_NEWTON_STEPS = 60
+_SMALLEST_LEVEL = 2.0 ** -1000
+
+
+@dataclass(frozen=True)
+class ObjectiveCalibration:
+    """The public parameters of one release.
+
+    Attributes
+    ----------
+    eta : float
+        The rate of the noise :math:`\\nu(b) \\propto e^{-\\eta\\|b\\|}`.
+    ridge : float
+        ``Lambda >= lambda``, the ridge the release minimizes with.
+    radius : float
+        ``R``, the ball.
+    jacobian_share : float
+        :math:`\\log(1 + \\varepsilon_\\min d/(S\\Lambda))/\\varepsilon_\\min`, the share of every level spent on
+        the Jacobian (at most, reached by the smallest level).
+    """
+
+    eta: float
+    ridge: float
+    radius: float
+    jacobian_share: float
+
+
+def objective_calibration(total: float, eps_min: float, lam: float, d: int, radius: float,
+                          share: float = SHARE) -> ObjectiveCalibration:
+    r"""The noise and the ridge for levels summing to ``total`` with smallest ``eps_min`` (module docstring).
+
+    ``Lambda = lam`` when the Jacobian's share at ``lam`` is at most ``share``; otherwise the ``Lambda`` at which it
+    equals ``share``, :math:`d\varepsilon_\min/(S(e^{\rho\varepsilon_\min} - 1))`.
+    """
+    total, eps_min = check_positive(total, "total"), check_positive(eps_min, "eps_min")
+    lam, radius = check_positive(lam, "lam"), check_positive(radius, "radius")
+    share = check_fraction(share, "share", closed_low=False, closed_high=False)
+    if not eps_min >= _SMALLEST_LEVEL:
+        raise ValueError(f"min(epsilons) = {eps_min!r} is outside the allowed range [2**-1000, inf) of objective "
+                         f"perturbation: the Jacobian's share of a smaller level is not computed to double precision")
+
+    def spent(ridge: float) -> float:
+        return math.log1p(eps_min * d / (total * ridge)) / eps_min
+
+    ridge = lam
+    if not spent(lam) <= share:
+        ridge = d * eps_min / (total * math.expm1(share * eps_min))
+        ridge = max(ridge, math.nextafter(lam, math.inf))
+    jacobian = spent(ridge)
+    eta = total * (1.0 - jacobian) / gd_sensitivity(radius, d)
+    if not (eta > 0 and math.isfinite(eta)):
+        raise ValueError(f"the noise cannot be drawn: eta = {eta!r}; the levels sum to {total!r}")
+    return ObjectiveCalibration(eta=eta, ridge=ridge, radius=radius, jacobian_share=jacobian)
+
+
+def constrained_ridge(H, g, radius: float) -> np.ndarray:
+    r"""``argmin_{||theta|| <= R} theta' H theta / 2 - g' theta`` for positive definite ``H``; ``g`` of shape ``(k, d)``.
+
+    Inside the ball the minimizer is :math:`H^{-1}g`; otherwise :math:`(H + \nu I)^{-1} g` with the :math:`\nu > 0`
+    at which its norm is ``R``, found by Newton's method on :math:`1/\|(H + \nu I)^{-1} g\| - 1/R` (concave and
+    increasing in :math:`\nu`, so Newton's iterates from 0 rise monotonically to the root; Moré & Sorensen 1983),
+    for every row at once in the eigenbasis of ``H``.  Rows outside the ball are returned with norm exactly at most
+    ``R``.
+    """
+    h, Q = np.linalg.eigh(np.asarray(H, dtype=float))
+    g = np.atleast_2d(np.asarray(g, dtype=float))
+    gt = g @ Q
+    nu = np.zeros(gt.shape[0])
+    for _ in range(_NEWTON_STEPS):
+        p = gt / (h + nu[:, None])
+        norm = np.sqrt(np.sum(p * p, axis=1))
+        outside = norm > radius
+        if not np.any(outside):
+            break
+        slope = np.sum(p * p / (h + nu[:, None]), axis=1) / norm ** 3
+        step = (1.0 / radius - 1.0 / norm) / slope
+        nu = np.where(outside, nu + np.maximum(step, 0.0), nu)
+    theta = (gt / (h + nu[:, None])) @ Q.T
+    shrink = 1.0
+    while True:                                   # the rescaled norm can exceed R by a rounding: shrink by ulps
+        norm = np.linalg.norm(theta, axis=1, keepdims=True)
+        if not np.any(norm > radius):
+            return theta
+        theta = np.where(norm > radius, theta * (radius / np.maximum(norm, radius) * shrink), theta)
+        shrink = shrink * (1.0 - 2.0 ** -52)
+
+
+def objective_draws(A, c, cal: ObjectiveCalibration, gen: np.random.Generator, draws: int) -> np.ndarray:
+    """``draws`` independent releases from the weighted statistics ``A``, ``c``, vectorized: ``(draws, d)``.
+
+    One release is :func:`objective_perturbation` with ``sampler="float"`` (the same ``gen`` gives the same draw).
+    """
+    A, c = np.asarray(A, dtype=float), np.asarray(c, dtype=float)
+    d = c.size
+    b = _sample_l2_laplace(cal.eta, d, draws, gen)
+    return constrained_ridge(A + cal.ridge * np.eye(d), c - b, cal.radius)
+
+
+def check_objective_sampler(sampler) -> str:
+    """Only ``sampler="float"``: objective perturbation has no release exact in floating point (module docstring)."""
+    if sampler != "float":
+        raise ValueError(f"sampler = {sampler!r} is not allowed for objective perturbation: it has no release that "
+                         f"is exact in floating point; pass sampler='float' to accept one exact over the reals only")
+    return sampler
+
+
+def objective_perturbation(X, y, epsilons, lam, rng=None, *, radius=None, share: float = SHARE,
+                           sampler=None) -> np.ndarray:
+    r"""Personalized objective perturbation: point ``i`` gets ``epsilon_i``-DP; returns :math:`\hat\theta`.
+
+    Parameters
+    ----------
+    X, y, epsilons : array-like
+        The problem, in the domain (:func:`pdp_lib.pdp_op`).
+    lam : float
+        ``lambda > 0``; the release uses the ridge ``Lambda >= lambda`` of :func:`objective_calibration`.
+    rng : None, int or numpy.random.Generator
+        The noise's source.
+    radius : None or float
+        ``R > 0``, public; ``None``: the paper's :math:`B(\lambda)`, which holds the weighted ridge solution.
+    share : float, default 0.5
+        In ``(0, 1)``: the largest share of the smallest level the Jacobian may take.
+    sampler : "float"
+        Required, and only ``"float"``: the release is exact over the reals only (module docstring).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+    """
+    check_objective_sampler(sampler)
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    d = X.shape[1]
+    radius = norm_bound(lam, d) if radius is None else check_positive(radius, "radius")
+    check_radius(float(radius), d, "lam")
+    cal = objective_calibration(math.fsum(eps), float(eps.min()), lam, d, float(radius), share)
+    w = eps / eps.sum()
+    A, c = (X * w[:, None]).T @ X, (X * w[:, None]).T @ y
+    return objective_draws(A, c, cal, check_rng(rng), 1)[0]
