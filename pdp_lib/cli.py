@@ -35,7 +35,7 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 
     python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
                                [--intercept] [--ignore COL ...] [--clip] [--chunk-rows N] [--seed S]
-                               [--sampler exact|float] [--mechanism output|ssp|gd] [--delta D] [--steps T]
+                               [--sampler exact|float] [--mechanism output|ssp|gd|objective] [--delta D] [--steps T]
                                [--scheduler ADDRESS]
                                --out MODEL
     python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]
@@ -177,11 +177,12 @@ def _add_fit(sub) -> None:
                      help="'exact' (default): the lattice release, whose guarantee covers every rounding; "
                           "'float': the double-precision sampler, whose guarantee holds over the reals only: the "
                           "last bits of its output can reveal the estimate before noise (Mironov, CCS 2012)")
-    fit.add_argument("--mechanism", choices=("output", "ssp", "gd"), default="output",
+    fit.add_argument("--mechanism", choices=("output", "ssp", "gd", "objective"), default="output",
                      help="'output' (default): PDP-OP, noise on the solution (Algorithm 1); 'ssp': noise on the "
                           "weighted sums instead, then the ridge solved at --lam (the book's chapter 'Beyond output "
-                          "perturbation'); 'gd': noisy gradient descent, with --delta; --bound applies to 'output' "
-                          "only")
+                          "perturbation'); 'gd': noisy gradient descent, with --delta; 'objective': objective "
+                          "perturbation on the ball of radius B(lambda), pure DP, with --sampler float only; --bound "
+                          "applies to 'output' only")
     fit.add_argument("--delta", type=_open_fraction("--delta"), default=None,
                      help="with --mechanism ssp or gd: every row gets (epsilon_i, delta)-DP, the noise Gaussian and "
                           "the sums weighted by mu*(epsilon_i, delta); required by gd")
@@ -428,9 +429,12 @@ def _fit(args) -> int:
     _check_out_file("fit", args.out)
     if args.mechanism != "output" and args.bound != "paper":
         raise _Exit(2, f"python -m pdp_lib fit: error: --bound applies to --mechanism output only: "
-                       f"{args.mechanism}'s noise needs no bound on the solution; leave --bound out")
-    for wrong, why in [(args.delta is not None and args.mechanism == "output",
-                        "--delta applies to --mechanism ssp or gd only: PDP-OP's file release is pure DP"),
+                       f"{args.mechanism} takes no bound on the solution; leave --bound out")
+    for wrong, why in [(args.delta is not None and args.mechanism in ("output", "objective"),
+                        f"--delta applies to --mechanism ssp or gd only: {args.mechanism}'s file release is pure DP"),
+                       (args.mechanism == "objective" and args.sampler != "float",
+                        "--mechanism objective needs --sampler float: objective perturbation has no release that is "
+                        "exact in floating point"),
                        (args.mechanism == "gd" and args.delta is None,
                         "--mechanism gd needs --delta in (0, 1): noisy gradient descent is (epsilon_i, delta)-DP"),
                        (args.steps is not None and args.mechanism != "gd", "--steps applies to --mechanism gd only"),
@@ -468,6 +472,11 @@ def _fit(args) -> int:
                 "adassp": "personalized AdaSSP", "gd": "noisy gradient descent"}[theorem]
         print(f"fitted on {sums.rows} rows by {what}, (epsilon_i, delta = {args.delta!r})-DP: lambda = {sig(lam, 6)} "
               f"(the model file holds every digit and the noise); model written to {args.out}")
+        return 0
+    if args.mechanism == "objective":
+        print(f"fitted on {sums.rows} rows by objective perturbation: lambda = {sig(args.lam, 6)}, ridge "
+              f"{sig(eta['ridge'], 6)}, eta = {sig(eta['eta'], 6)}, ball of radius {sig(B_used, 6)} (the model file "
+              f"holds every digit); model written to {args.out}")
         return 0
     if args.mechanism == "ssp":
         print(f"fitted on {sums.rows} rows by sufficient-statistics perturbation: lambda = {sig(args.lam, 6)}, "

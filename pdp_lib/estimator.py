@@ -74,7 +74,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
-    mechanism : {"output", "ssp"}, default "output"
+    mechanism : {"output", "ssp", "objective"}, default "output"
         ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
         perturbation (book chapter *Beyond output perturbation*): pure DP with a numeric ``lam``
         (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
@@ -82,6 +82,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``lam="public"`` (:func:`pdp_lib.mechanisms.adassp.ridge_rule` with the eigenvalue's bound at 0: it reads no
         data; the book's recommendation under ``delta``) or, with ``lam="auto"``, personalized AdaSSP, whose ridge is
         chosen from its own release (:func:`pdp_lib.mechanisms.adassp.adassp`; ``lam_`` is the ridge chosen).  ``eta_`` and ``sigma_`` are then ``nan`` (SSP has one noise per statistic).
+        ``"objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP
+        (:func:`pdp_lib.mechanisms.objective.objective_perturbation`), only with ``sampler="float"``: it has no
+        release exact in floating point.  ``lam_`` is the ridge it minimized with (``lam`` or more) and ``eta_`` its
+        noise's rate.
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -206,11 +210,13 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise ValueError("lam_grid, tuning_share and validation_fraction do not apply to lam='public', which "
                              "reads no data and tunes nothing")
         sampler = check_sampler(self.sampler)
-        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp"):
-            raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP) or 'ssp' "
-                             f"(sufficient-statistics perturbation)")
+        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp", "objective"):
+            raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP), 'ssp' "
+                             f"(sufficient-statistics perturbation) or 'objective' (objective perturbation)")
         if self.mechanism == "ssp":
             return self._fit_ssp(X, y, epsilons, rule, sampler)
+        if self.mechanism == "objective":
+            return self._fit_objective(X, y, epsilons, rule)
         if rule == "public":
             raise ValueError("lam = 'public' applies to mechanism='ssp' with noise='gaussian' and delta: the public "
                              "ridge is derived from the Gaussian noise on the statistics")
@@ -231,6 +237,28 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
+        self.tuning_ = None
+        return self
+
+    def _fit_objective(self, X, y, epsilons, rule):
+        """``mechanism="objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP, floating point
+        by explicit opt-in (:func:`pdp_lib.mechanisms.objective.objective_perturbation`)."""
+        from .mechanisms.objective import _release, check_objective_sampler
+
+        for wrong, why in [(self.B is not None, f"B = {self.B!r} is not allowed with mechanism='objective': its ball "
+                                                f"is B(lam)"),
+                           (self.delta is not None or self.noise != "l2",
+                            "mechanism='objective' is pure DP with l2 noise: leave delta=None and noise='l2'"),
+                           (rule is not None, f"lam = {rule!r} is not allowed with mechanism='objective': no rule "
+                                              f"for its lambda is derived; give a number > 0")]:
+            if wrong:
+                raise ValueError(why)
+        check_objective_sampler(self.sampler)
+        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        self.coef_, cal = _release(X, y, eps, lam, self.random_state, None, 0.5)
+        self.weights_ = eps / eps.sum()
+        self.eta_, self.sigma_ = cal.eta, float("nan")
+        self.lam_ = float(cal.ridge)
         self.tuning_ = None
         return self
 

@@ -16,6 +16,7 @@ from sklearn.preprocessing import MinMaxScaler
 from conftest import make_domain_data, ridge_normal_equations
 from pdp_lib import PersonalizedRidge, calibrate, pdp_op
 from pdp_lib.mechanisms.lattice import lattice_calibration, rounds_bound
+from pdp_lib.mechanisms.objective import objective_perturbation
 from pdp_lib.preprocessing import DomainScaler
 
 
@@ -290,3 +291,18 @@ def test_pickled_and_refitted_models_are_the_same(small_data):
     np.testing.assert_array_equal(again.predict(frame), est.predict(frame))
     first = est.coef_.copy()
     np.testing.assert_array_equal(est.fit(frame, y, eps).coef_, first)        # an int seed: the same fit again
+
+
+def test_objective_perturbation_is_fitted_by_explicit_opt_in_only():
+    rng = np.random.default_rng(4)
+    X, y, eps = rng.random((60, 3)), rng.uniform(-1, 1, 60), rng.choice([0.5, 1.0, 2.0], 60)
+    model = PersonalizedRidge(lam=0.4, random_state=3, mechanism="objective", sampler="float").fit(X, y, eps)
+    expected = objective_perturbation(X, y, eps, 0.4, rng=3, sampler="float")
+    np.testing.assert_allclose(model.coef_, expected, rtol=1e-12, atol=1e-15)
+    assert model.lam_ >= 0.4 and model.eta_ > 0 and np.isnan(model.sigma_)
+    for kwargs, message in [({}, "no release that is exact in floating point"),
+                            ({"sampler": "float", "B": "sharp"}, "B = 'sharp' is not allowed"),
+                            ({"sampler": "float", "delta": 1e-5}, "pure DP"),
+                            ({"sampler": "float", "lam": "pruned"}, "no rule for its lambda")]:
+        with pytest.raises(ValueError, match=message):
+            PersonalizedRidge(**{"lam": 0.4, "mechanism": "objective", **kwargs}).fit(X, y, eps)

@@ -607,3 +607,31 @@ def test_fit_under_delta_refuses_overflowing_ridges_and_endless_steps(tmp_path, 
     model = json.loads(out.read_text())
     assert model["ridge"].startswith("the public rule") and "delta field" in model["privacy"]["guarantee"]
     assert "Gaussian noise is exact on the grid" in model["privacy"]["floating_point"]
+
+
+def test_fit_by_objective_perturbation_is_the_in_memory_mechanism_and_refuses_what_does_not_apply(tmp_path, capsys):
+    raw = _table(n=300)
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "model.json"
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--lam", "0.3",
+            "--bounds", str(_bounds_file(tmp_path)), "--seed", "9", "--mechanism", "objective", "--chunk-rows", "70",
+            "--out", str(out)]
+    for extra, message in [([], "--mechanism objective needs --sampler float"),
+                           (["--sampler", "float", "--delta", "1e-5"], "--delta applies to --mechanism ssp or gd only"),
+                           (["--sampler", "float", "--bound", "sharp"], "--bound applies to --mechanism output only"),
+                           (["--sampler", "float", "--steps", "3"], "--steps applies to --mechanism gd only"),
+                           (["--sampler", "float", "--lam", "public"], "--lam public applies to --mechanism ssp")]:
+        assert cli.main(args + extra) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and not out.exists()
+    assert cli.main(args + ["--sampler", "float"]) == 0 and "objective perturbation" in capsys.readouterr().out
+    model = json.loads(out.read_text())
+    X, y, eps = _in_domain(raw)
+    expected = pdp_lib.objective_perturbation(X, y, eps, 0.3, rng=9, sampler="float")
+    np.testing.assert_allclose(model["coef"], expected, rtol=1e-9, atol=1e-12)
+    assert model["mechanism"] == "objective" and model["B"] == pytest.approx(pdp_lib.bounds.norm_bound(0.3, 3))
+    assert model["objective_ridge"] >= 0.3 and model["eta"] > 0
+    assert model["privacy"]["theorem"].startswith("Proposition 'Personalized objective perturbation'")
+    assert model["privacy"]["guarantee"].startswith("every row i gets epsilon_i-differential privacy (pure")
+    assert "drawn and added in floating point" in model["privacy"]["floating_point"]
+    assert model["privacy"]["sampler"].startswith("floating-point l2-Laplace noise b in the objective")

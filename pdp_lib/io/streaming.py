@@ -669,10 +669,11 @@ def gaussian_weights(eps: np.ndarray, delta: float) -> np.ndarray:
     return tolerated_gaussian_mus(levels, delta)[index]
 
 
-MECHANISMS = ("output", "ssp", "gd")
+MECHANISMS = ("output", "ssp", "gd", "objective")
 """``fit --mechanism``: PDP-OP's output perturbation, sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`,
-and with ``delta`` :mod:`pdp_lib.mechanisms.adassp`), or noisy gradient descent (:mod:`pdp_lib.mechanisms.noisy_gd`,
-with ``delta``)."""
+and with ``delta`` :mod:`pdp_lib.mechanisms.adassp`), noisy gradient descent (:mod:`pdp_lib.mechanisms.noisy_gd`,
+with ``delta``), or objective perturbation (:mod:`pdp_lib.mechanisms.objective`, pure DP, ``sampler="float"``
+only)."""
 
 RIDGE_RULES = ("public", "auto")
 """``lam`` as a rule, for SSP under ``delta``: the public ridge, or AdaSSP's private one."""
@@ -699,6 +700,10 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
     sampler = check_sampler(sampler)
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism = {mechanism!r} is not allowed; use one of {', '.join(MECHANISMS)}")
+    if mechanism == "objective":
+        if delta is not None or steps is not None:
+            raise ValueError("mechanism 'objective' is pure DP and takes no steps: leave delta and steps out")
+        return _fit_objective(sums, lam, rng, sampler)
     if delta is not None or mechanism == "gd":
         return _fit_gaussian(sums, lam, rng, sampler, mechanism, delta, steps)
     if steps is not None:
@@ -797,6 +802,26 @@ def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, ste
     return theta, (theorem, None, {"lam": float(lam), "delta": delta, **noise})
 
 
+def _fit_objective(sums: Sums, lam, rng, sampler: str):
+    """Objective perturbation from the sums: ``(theta_hat, ("objective", R, {"eta", "ridge"}))``, ``R = B(lam)``."""
+    from ..bounds import norm_bound
+    from ..mechanisms import objective
+    from ..mechanisms.noisy_gd import check_radius
+
+    objective.check_objective_sampler(sampler)
+    lam = check_positive(lam, "lam")
+    d = sums.moment.size
+    if not (0 < sums.total < float("inf")):
+        raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
+    radius = check_radius(norm_bound(lam, d), d, "lam")
+    cal = objective.objective_calibration(sums.total, sums.level_min, lam, d, radius)
+    A, c = np.asarray(sums.gram, dtype=float) / sums.total, np.asarray(sums.moment, dtype=float) / sums.total
+    theta = objective.objective_draws(A, c, cal, check_rng(rng), 1)[0]
+    if not np.all(np.isfinite(theta)):
+        raise ValueError(f"the model overflowed at lam = {lam!r}: raise lam; nothing was written")
+    return theta, ("objective", radius, {"eta": cal.eta, "ridge": cal.ridge})
+
+
 def _fit_ssp(sums: Sums, lam: float, rng, sampler: str):
     """SSP from the sums: ``(theta_hat, ("ssp", nan, (eta_gram, eta_moment)))``."""
     from ..mechanisms import ssp
@@ -838,6 +863,10 @@ _THEOREMS = {
     "gd": "Proposition 'Personalized noisy gradient descent' with the lemma 'The gradient's sensitivity' of the book's "
           "chapter 'Beyond output perturbation': steps of full-batch projected gradient descent on the weighted "
           "ridge objective, each data gradient released with Gaussian noise, w_i = mu*(epsilon_i, delta) / sum(mu*)",
+    "objective": "Proposition 'Personalized objective perturbation' of the book's chapter 'Beyond output "
+                 "perturbation' (beyond the paper: the weighted ridge objective at the ridge in the field "
+                 "objective_ridge, plus b . theta with b of density proportional to exp(-eta ||b||), minimized over "
+                 "the ball of radius B (the field B, B(lambda) of Lemma A.1), w_i = epsilon_i / sum(epsilon))",
     "ssp": "Proposition 'Personalized SSP' with the lemma 'The statistics' sensitivities' of the book's chapter "
            "'Beyond output perturbation' (beyond the paper: noise on sum_i w_i x_i x_i^T and sum_i w_i y_i x_i, "
            "w_i = epsilon_i / sum(epsilon), then the ridge solved at lambda)",
@@ -894,6 +923,9 @@ def _sampler_text(sampler: str, theorem: str, d: int) -> str:
                 "sums and rounded to the grid of step 2**-g, plus round(Z / 2**-g) steps with Z Gaussian, drawn from "
                 "uniform bits as lazily refined reals; a function of the Gaussian mechanism's output at the rounded "
                 "centre")
+    if theorem == "objective":
+        return ("floating-point l2-Laplace noise b in the objective (a Gamma(d, 1/eta) radius times a uniform "
+                "direction), the objective minimized over the ball in floating point")
     if theorem == "ssp":
         if sampler == "float":
             return "floating-point l2-Laplace on each statistic: a Gamma radius times a uniform direction"
@@ -943,6 +975,8 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
     extra = {}
     if theorem == "ssp":        # SSP: no bound on the solution; one eta per statistic
         mechanism, B, eta = "ssp", None, {"gram": float(eta[0]), "moment": float(eta[1])}
+    elif theorem == "objective":        # the ball's radius, the noise's rate, the ridge minimized with
+        mechanism, B, extra, eta = "objective", float(B), {"objective_ridge": float(eta["ridge"])}, float(eta["eta"])
     elif theorem in GAUSSIAN_THEOREMS:      # Gaussian noise: standard deviations, delta, the lam used
         noise = {k: (int(v) if k == "steps" else v if k == "ridge" else float(v)) for k, v in eta.items()}
         lam, delta = noise.pop("lam"), noise.pop("delta")

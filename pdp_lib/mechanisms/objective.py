@@ -190,6 +190,11 @@ def objective_perturbation(X, y, epsilons, lam, rng=None, *, radius=None, share:
     numpy.ndarray of shape (d,)
     """
     check_objective_sampler(sampler)
+    return _release(X, y, epsilons, lam, rng, radius, share)[0]
+
+
+def _release(X, y, epsilons, lam, rng, radius, share) -> tuple:
+    """``(theta_hat, calibration)``: one release, the sampler already accepted."""
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]
     radius = norm_bound(lam, d) if radius is None else check_positive(radius, "radius")
@@ -197,4 +202,4 @@ def objective_perturbation(X, y, epsilons, lam, rng=None, *, radius=None, share:
     cal = objective_calibration(math.fsum(eps), float(eps.min()), lam, d, float(radius), share)
     w = eps / eps.sum()
     A, c = (X * w[:, None]).T @ X, (X * w[:, None]).T @ y
-    return objective_draws(A, c, cal, check_rng(rng), 1)[0]
+    return objective_draws(A, c, cal, check_rng(rng), 1)[0], cal
