@@ -172,3 +172,60 @@ def test_compare_writes_its_tables_without_matplotlib(tmp_path, capsys, monkeypa
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip() and not line.startswith("compare: ")]
     assert err == ["comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'"]
     assert sorted(p.name for p in out.iterdir()) == ["comparison.csv", "comparison.md"]
+
+
+def _split(raw, seed, fraction):
+    test = _coins(raw, seed) < fraction
+    X, y, eps = raw[FEATURES].to_numpy(), raw["y"].to_numpy(), raw["eps"].to_numpy()
+    return X[~test], y[~test], eps[~test], X[test], y[test]
+
+
+def test_the_mechanisms_beyond_output_perturbation_are_their_releases_and_the_private_mean_is_exact(tmp_path):
+    from pdp_lib.mechanisms import objective
+    from pdp_lib.mechanisms.ssp import solve_statistics, ssp_statistics
+
+    raw = _table(n=800, seed=2)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=0.25, seed=1, masks=2)
+    lams = [0.3, 3.0]
+    table = comparison.expected_losses(sums, lams, draws=400, seed=1).set_index(["lam", "method"])
+    Xtr, ytr, etr, Xte, yte = _split(raw, 1, 0.25)
+    centre, S = etr @ ytr / etr.sum(), etr.sum()      # Laplace(2 / S) around the re-weighted mean label
+    pm = np.mean((yte - centre) ** 2) + 8 / S**2
+    gen = np.random.default_rng(99)                   # an independent Monte Carlo of each release, in memory
+    for lam in lams:
+        assert table.loc[(lam, "private_mean"), "loss"] == pytest.approx(pm, rel=1e-12)
+        ssp_losses = [np.mean((yte - Xte @ solve_statistics(*ssp_statistics(Xtr, ytr, etr, gen, sampler="float")[:2],
+                                                           lam)) ** 2) for _ in range(400)]
+        obj = [np.mean((yte - Xte @ objective.objective_perturbation(Xtr, ytr, etr, lam, gen, sampler="float")) ** 2)
+               for _ in range(400)]
+        for method, values in (("ssp", np.array(ssp_losses)), ("objective", np.array(obj))):
+            row = table.loc[(lam, method)]
+            spread = np.hypot(row["se"], values.std(ddof=1) / np.sqrt(values.size))
+            assert abs(row["loss"] - values.mean()) < 4 * spread and 0 < row["se"] < 0.1 * row["loss"]
+
+
+def test_without_noise_the_monte_carlo_mechanisms_are_the_ridge_fit(tmp_path):
+    raw = _table(n=600, seed=4)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=2)
+    scale = 1e12                          # every level times 1e12: the same weights, the noise vanishes
+    sums.levels, sums.eps_total = sums.levels * scale, sums.eps_total * scale
+    for name in ("gram", "moment", "yy", "ysum"):
+        setattr(sums.weighted, name, getattr(sums.weighted, name) * scale)
+    table = comparison.expected_losses(sums, [0.5], draws=20, seed=0).set_index(["lam", "method"])
+    Xtr, ytr, etr, Xte, yte = _split(raw, 2, 0.2)
+    exact = np.mean((yte - Xte @ pdp_lib.weighted_ridge(Xtr, ytr, etr / etr.sum(), 0.5)) ** 2)
+    for method in ("ssp", "objective", "pdp_op"):
+        assert table.loc[(0.5, method), "loss"] == pytest.approx(exact, rel=1e-6)
+
+
+def test_expected_losses_refuses_too_few_draws(tmp_path):
+    raw = _table(n=200)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", masks=2)
+    with pytest.raises(ValueError, match="draws"):
+        comparison.expected_losses(sums, [1.0], draws=1)

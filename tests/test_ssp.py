@@ -158,7 +158,7 @@ def test_the_estimator_fits_by_sufficient_statistics_and_refuses_what_does_not_a
     for kwargs, match in [(dict(lam="pruned"), r"lam = 'pruned' is not allowed with mechanism='ssp'"),
                           (dict(delta=1e-5), r"mechanism='ssp' under \(epsilon_i, delta\) has Gaussian noise"),
                           (dict(B="sharp"), r"B = 'sharp' is not allowed with mechanism='ssp'"),
-                          (dict(mechanism="objective"), r"mechanism = 'objective' is not allowed")]:
+                          (dict(mechanism="tukey"), r"mechanism = 'tukey' is not allowed")]:
         with pytest.raises(ValueError, match=match):
             pdp_lib.PersonalizedRidge(**{"mechanism": "ssp", **kwargs}).fit(X, y, eps)
 

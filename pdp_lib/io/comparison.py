@@ -43,11 +43,16 @@ __all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
-           "non_private", "mean", "midpoint")
+           "ssp", "objective", "private_mean", "non_private", "mean", "midpoint")
 """The mechanisms compared, and two predictors that fit no model: ``mean`` predicts the training rows' mean label
 for every row (it reads the training labels: not private), ``midpoint`` the middle of the label's public bounds
 (0 in the scaled units: no data, no privacy cost).  A private model worth releasing has a lower test loss than
-both."""
+both.  Beyond the paper (the book's chapter *Beyond output perturbation*), all pure DP with the levels as they
+are: ``ssp``, sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`), and ``objective``, objective
+perturbation (:mod:`pdp_lib.mechanisms.objective`), each a Monte Carlo mean over ``draws`` releases with its
+standard error; and ``private_mean``, the constant predictor at the re-weighted mean label released with Laplace
+noise of scale ``2 / sum(eps)``, exact: the simplest private release, which on the book's data beats every
+regression released under pure DP."""
 
 NOTE = ("Losses are mean squared errors on the test rows in the scaled label units (the label mapped to [-1, 1] by "
         "its public bounds; multiply by ((upper - lower) / 2)^2 for the label's own units). This comparison reads "
@@ -55,7 +60,7 @@ NOTE = ("Losses are mean squared errors on the test rows in the scaled label uni
 """What every output of ``compare`` says about its units and its privacy."""
 BLOCK = 4096
 _MASK_ROWS = 8 * BLOCK   # rows whose mask draws are held at once
-_SPLIT, _MASKS = 0, 1
+_SPLIT, _MASKS, _RELEASES = 0, 1, 2
 
 
 def uniforms(seed: int, tag: int, file_index: int, start: int, rows: int, width: int = 1) -> np.ndarray:
@@ -255,20 +260,68 @@ def _test_loss(test: _Part, theta: np.ndarray, eta: float) -> float:
     return float(max(value, 0.0) + noise)
 
 
-def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
+def _test_losses(test: _Part, thetas: np.ndarray) -> np.ndarray:
+    """The unregularized test loss of each row of ``thetas`` (no noise added)."""
+    quad = np.einsum("ri,ij,rj->r", thetas, test.gram, thetas)
+    return np.maximum((quad - 2.0 * thetas @ test.moment + test.yy) / test.rows, 0.0)
+
+
+_BATCH = 100   # Monte Carlo releases drawn at once
+
+
+def _monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
+    """``(lam, method, loss, se)`` rows of SSP and objective perturbation: means over ``draws`` releases."""
+    from ..bounds import norm_bound
+    from ..mechanisms import objective, ssp
+    from ..mechanisms.output_perturbation import _sample_l2_laplace
+
+    d, total, eps_min = sums.d, sums.eps_total, float(sums.levels[0])
+    A, c = sums.weighted.gram / total, sums.weighted.moment / total
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_RELEASES,)))
+    cal = ssp.ssp_calibration(total, eps_min, d)
+    (r, k), losses = np.triu_indices(d), {lam: [] for lam in lams}
+    for start in range(0, draws, _BATCH):
+        size = min(_BATCH, draws - start)
+        noisy = np.zeros((size, d, d))
+        noisy[:, r, k] = A[r, k] + _sample_l2_laplace(cal.eta_gram, r.size, size, gen)
+        noisy += np.triu(noisy, 1).transpose(0, 2, 1)
+        values, vectors = np.linalg.eigh(noisy)          # the release's solve: negative eigenvalues set to 0
+        proj = np.einsum("rji,rj->ri", vectors, c + _sample_l2_laplace(cal.eta_moment, d, size, gen))
+        for lam in lams:
+            thetas = np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + lam))
+            losses[lam].append(_test_losses(sums.test, thetas))
+    rows = []
+    for lam in lams:
+        values = np.concatenate(losses[lam])
+        rows.append((lam, "ssp", float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
+        radius = norm_bound(lam, d)
+        cal_o = objective.objective_calibration(total, eps_min, lam, d, radius)
+        values = np.concatenate([_test_losses(sums.test, objective.objective_draws(A, c, cal_o, gen, min(_BATCH,
+                                 draws - start))) for start in range(0, draws, _BATCH)])
+        rows.append((lam, "objective", float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
+    return rows
+
+
+def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0) -> pd.DataFrame:
     """Every mechanism's expected unregularized test loss at each ``lambda``, from the sums alone.
+
+    ``draws`` (``>= 2``) releases of SSP and of objective perturbation per ``lambda``, from the random stream
+    named by ``seed``; every other loss is exact or (Jorgensen's) a mean over masks.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``lam, method, loss, se`` (``se``: the Monte Carlo standard error over Jorgensen's
-        masks, 0 where the loss is exact).
+        masks or the releases, 0 where the loss is exact), the rows of each ``lambda`` in the order of
+        :data:`METHODS`.
     """
+    draws = check_count(draws, "draws", minimum=2)
+    lams = [float(v) for v in lams]
     rows = []
     # levels far too small overflow the noise's part: refused below, in one line, not as NumPy's warnings
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         d, n = sums.d, sums.plain.rows
-        for lam in (float(v) for v in lams):
+        for lam in lams:
             c, c_sharp = noise_scale(lam, d), noise_scale(lam, d, "sharp")
             theta = _ridge(sums.weighted, sums.eps_total, lam)
             rows.append((lam, "pdp_op", _test_loss(sums.test, theta, sums.eps_total / c), 0.0))
@@ -282,14 +335,26 @@ def expected_losses(sums: CompareSums, lams) -> pd.DataFrame:
                                    if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
                                    for part in sums.masks[kind]])
                 rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
+            mean_w, total = sums.weighted.ysum / sums.eps_total, sums.eps_total    # Laplace(2 / S): variance 8 / S^2
+            test = sums.test
+            rows.append((lam, "private_mean", float(max((test.yy - 2.0 * mean_w * test.ysum) / test.rows + mean_w**2,
+                                                        0.0) + 8.0 / np.float64(total) ** 2), 0.0))
             rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
             mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
             test = sums.test
             rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
             rows.append((lam, "midpoint", float(test.yy / test.rows), 0.0))
-    table = pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
-    if not np.all(np.isfinite(table["loss"])):
-        bad = table.loc[~np.isfinite(table["loss"])].iloc[0]
-        raise ValueError(f"the expected test loss of {bad['method']} at lambda = {bad['lam']!r} overflows: the "
+        _check_finite(rows, sums)                # before the releases: levels that overflow are refused here
+        rows += _monte_carlo(sums, lams, draws, seed)
+        _check_finite(rows, sums)
+    order = {m: j for j, m in enumerate(METHODS)}
+    rows.sort(key=lambda row: (lams.index(row[0]), order[row[1]]))
+    return pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
+
+
+def _check_finite(rows: list, sums: CompareSums) -> None:
+    """Refuse, in one line naming the first, losses that overflow."""
+    bad = next((row for row in rows if not np.isfinite(row[2])), None)
+    if bad is not None:
+        raise ValueError(f"the expected test loss of {bad[1]} at lambda = {bad[0]!r} overflows: the "
                          f"levels sum to {sums.eps_total!r} over the training rows, far too little for any use")
-    return table

@@ -61,6 +61,10 @@ METHOD_TITLES = {
     "jorgensen_oracle": "Jorgensen, oracle t (not private)",
     "mean": "training mean (not private)",
     "midpoint": "bounds' midpoint (no data)",
+    # beyond output perturbation (chapter "Beyond output perturbation"), pure DP
+    "ssp": "SSP (Monte Carlo)",
+    "objective": "objective perturbation (Monte Carlo)",
+    "private_mean": "private mean",
 }
 SWEEP_TITLES = {
     "lam": "$\\lambda$",
@@ -82,11 +86,13 @@ OKABE_ITO = ("#0072B2", "#D55E00", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "
 METHOD_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
                  "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
                  "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00",
-                 "mean": "#F0E442", "midpoint": "#000000"}
+                 "mean": "#F0E442", "midpoint": "#000000", "ssp": "#56B4E9", "objective": "#D55E00",
+                 "private_mean": "#009E73"}
 """Each method's colour in every figure (an oracle shares its rule's colour and is drawn dashed)."""
 METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
                      "non_private": "-", "pdp_op_sharp": "-", "threshold_public": "-", "threshold_oracle": "--",
-                     "jorgensen_oracle": "--", "mean": ":", "midpoint": ":"}
+                     "jorgensen_oracle": "--", "mean": ":", "midpoint": ":", "ssp": "-.", "objective": ":",
+                     "private_mean": "--"}
 """Each method's line style: the methods stay apart without colour too."""
 FIGURE_STYLE = {
     # matplotlib's own text form of cycler(color=OKABE_ITO): this module imports without matplotlib (compare's
