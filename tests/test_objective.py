@@ -208,3 +208,22 @@ def test_bad_input_is_refused_by_name(kwargs, match):
 def test_a_level_too_small_for_the_jacobian_is_refused():
     with pytest.raises(ValueError, match=r"min\(epsilons\) = 1e-320 is outside the allowed range"):
         O.objective_calibration(1.0, 1e-320, 1.0, 3, 1.0)
+
+
+def test_the_public_lambda_is_the_smallest_grid_value_whose_noise_bound_passes():
+    rng = np.random.default_rng(2)
+    grid = [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]
+    for n in (30, 300, 3000):
+        eps = rng.choice([0.1, 0.5, 2.0], n)
+        lam = O.public_lambda(grid, eps, 4)
+
+        def passes(v):                              # the criterion, recomputed by hand
+            R = min(1 / math.sqrt(v), 2 / v)
+            phi = math.log(1 + eps.min() * 4 / (eps.sum() * v)) / eps.min()
+            ridge = v if phi <= 0.5 else 4 * eps.min() / (eps.sum() * math.expm1(0.5 * eps.min()))
+            phi = math.log(1 + eps.min() * 4 / (eps.sum() * ridge)) / eps.min()
+            eta = eps.sum() * (1 - phi) / (2 * (2 * R + 2))
+            return 20 / (eta * ridge) ** 2 <= 1
+        ok = [v for v in grid if passes(v)]
+        assert lam == (ok[0] if ok else max(grid))
+    assert O.public_lambda(grid, np.full(5, 0.01), 4) == 10.0        # none passes: the largest

@@ -191,3 +191,23 @@ def test_a_black_box_audit_finds_the_pair_s_loss_and_no_more():
 
     bound = threshold_audit(scores(centres[0]), scores(centres[1])).epsilon_lower
     assert 0.9 * exact < bound <= exact <= eps[0]
+
+
+def test_the_public_ridge_covers_the_gram_noise_with_its_probability():
+    from pdp_lib.mechanisms.output_perturbation import _sample_l2_laplace
+    from pdp_lib.mechanisms.ssp import public_ridge
+
+    gen = np.random.default_rng(5)
+    for d, eta in ((1, 3.0), (3, 10.0), (6, 50.0)):
+        lam = public_ridge(eta, d, 0.05)
+        rows, cols = np.triu_indices(d)
+        noise = _sample_l2_laplace(eta, rows.size, 4000, gen)
+        E = np.zeros((4000, d, d))
+        E[:, rows, cols] = noise
+        E += np.triu(E, 1).transpose(0, 2, 1)
+        covered = np.mean(np.abs(np.linalg.eigvalsh(E)).max(axis=1) <= lam)
+        assert covered >= 0.95                          # the bound holds (it is conservative: ||E||_2 <= ||E||_F)
+        norms = np.linalg.norm(noise, axis=1) * np.sqrt(2.0)
+        assert abs(np.mean(norms <= lam) - 0.95) < 0.015 or d == 1   # the quantile of sqrt(2) ||e|| (d = 1: |e|)
+    with pytest.raises(ValueError, match="failure"):
+        public_ridge(1.0, 2, 1.5)

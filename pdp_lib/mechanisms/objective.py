@@ -55,7 +55,7 @@ from .noisy_gd import check_radius, gd_sensitivity
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["ObjectiveCalibration", "objective_calibration", "constrained_ridge", "objective_perturbation",
-           "objective_draws", "check_objective_sampler", "SHARE"]
+           "objective_draws", "check_objective_sampler", "public_lambda", "SHARE"]
 
 SHARE = 0.5
 """The largest share of the smallest level that the Jacobian term may take before the ridge is raised."""
@@ -113,6 +113,29 @@ def objective_calibration(total: float, eps_min: float, lam: float, d: int, radi
     if not (eta > 0 and math.isfinite(eta)):
         raise ValueError(f"the noise cannot be drawn: eta = {eta!r}; the levels sum to {total!r}")
     return ObjectiveCalibration(eta=eta, ridge=ridge, radius=radius, jacobian_share=jacobian)
+
+
+def public_lambda(grid, epsilons, d: int, share: float = SHARE) -> float:
+    r"""The smallest ``lambda`` of ``grid`` whose noise bound is at most 1: a rule that reads no data.
+
+    Inside the ball the release is :math:`\bar\theta_\Lambda - H^{-1}b` and :math:`\|H^{-1}b\| \le \|b\|/\Lambda`,
+    with :math:`E\|b\|^2 = d(d+1)/\eta^2` (Remark 3.1).  The rule keeps the values of the grid at which
+    :math:`d(d+1)/(\eta\Lambda)^2 \le 1`, with the ball :math:`B(\lambda)`, and takes the smallest (the largest
+    of the grid if none passes): the criterion of PDP-OP's pruned rule (:func:`pdp_lib.tuning.pruned_lambda`)
+    applied to this mechanism's noise, with every point's level.  It reads the grid, the levels and ``d`` only, so
+    it spends nothing.  Compared in the book's chapter *Beyond output perturbation*.
+    """
+    from ..validation import check_epsilons
+    from ..tuning import check_grid
+
+    lams, eps = check_grid(grid), check_epsilons(epsilons)
+    total, eps_min = math.fsum(eps), float(eps.min())
+    kept = []
+    for lam in np.sort(lams):
+        cal = objective_calibration(total, eps_min, float(lam), d, norm_bound(float(lam), d), share)
+        if d * (d + 1) / (cal.eta * cal.ridge) ** 2 <= 1.0:
+            kept.append(float(lam))
+    return kept[0] if kept else float(np.max(lams))
 
 
 def constrained_ridge(H, g, radius: float) -> np.ndarray:

@@ -60,7 +60,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..validation import check_fraction, check_problem, check_rng
+from ..validation import check_fraction, check_positive, check_problem, check_rng
 from .exact_rounding import sample_rounded_l2
 from .exact_sampling import RandomBits
 from .lattice import (
@@ -78,7 +78,7 @@ from .lattice import (
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "statistics_from_sums",
-           "lattice_statistics", "solve_statistics", "ssp", "SHARE"]
+           "lattice_statistics", "solve_statistics", "ssp", "public_ridge", "SHARE", "FAILURE"]
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
@@ -144,6 +144,30 @@ def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, 
     eta_b = double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
     return SSPCalibration(share=rho, eta_gram=eta_a, eta_moment=eta_b, step_exponent=g,
                           rate_gram=Fraction(eta_a) * gamma, rate_moment=Fraction(eta_b) * gamma)
+
+
+FAILURE = 0.05
+"""The probability with which :func:`public_ridge` may fall short of the Gram noise's spectral norm."""
+
+
+def public_ridge(eta_gram: float, d: int, failure: float = FAILURE) -> float:
+    r"""A ridge for SSP that reads no data: at least the Gram noise's spectral norm with probability ``1 - failure``.
+
+    The noise on the upper triangle is a vector of ``p = d(d+1)/2`` entries with density
+    :math:`\propto e^{-\eta_A\|e\|}`, so its norm is Gamma with shape ``p`` and scale :math:`1/\eta_A`
+    (Remark 3.1); the symmetric noise matrix ``E`` has :math:`\|E\|_2 \le \|E\|_F \le \sqrt 2\|e\|` (each
+    off-diagonal entry appears twice).  So :math:`\lambda = \sqrt 2\,F^{-1}_{\Gamma(p, 1/\eta_A)}(1 - \text{failure})`
+    makes :math:`\hat A + \lambda I \succeq A \succeq 0` with probability at least ``1 - failure``: the analogue,
+    for pure SSP, of AdaSSP's rule with the eigenvalue's bound at 0 (:func:`pdp_lib.mechanisms.adassp.ridge_rule`).
+    A function of public parameters only, so it spends nothing.  Compared in the book's chapter *Beyond output
+    perturbation*.
+    """
+    from scipy.stats import gamma as gamma_law
+
+    eta_gram = check_positive(eta_gram, "eta_gram")
+    failure = check_fraction(failure, "failure", closed_low=False, closed_high=False)
+    p = d * (d + 1) // 2
+    return float(math.sqrt(2.0) * gamma_law.ppf(1.0 - failure, p, scale=1.0 / eta_gram))
 
 
 def _symmetric(upper: np.ndarray, d: int) -> np.ndarray:
