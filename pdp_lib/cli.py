@@ -481,6 +481,11 @@ def _fit(args) -> int:
         print(f"fitted on {sums.rows} rows by objective perturbation: lambda = {sig(args.lam, 6)}, ridge "
               f"{sig(eta['ridge'], 6)}, eta = {sig(eta['eta'], 6)}, ball of radius {sig(B_used, 6)} (the model file "
               f"holds every digit); model written to {args.out}")
+        noise = len(theta) / (eta["eta"] * eta["ridge"])      # E||b|| / Lambda bounds the noise inside the ball
+        if noise > B_used:
+            print(f"warning: the noise dominates: its expected norm is up to {sig(noise, 3)}, beyond the ball's "
+                  f"radius {sig(B_used, 3)}, so the model is mostly noise; more rows, higher levels or a larger "
+                  f"lambda reduce it", file=sys.stderr)
         return 0
     if args.mechanism == "ssp":
         print(f"fitted on {sums.rows} rows by sufficient-statistics perturbation: lambda = {sig(args.lam, 6)}, "

@@ -635,3 +635,23 @@ def test_fit_by_objective_perturbation_is_the_in_memory_mechanism_and_refuses_wh
     assert model["privacy"]["guarantee"].startswith("every row i gets epsilon_i-differential privacy (pure")
     assert "drawn and added in floating point" in model["privacy"]["floating_point"]
     assert model["privacy"]["sampler"].startswith("floating-point l2-Laplace noise b in the objective")
+
+
+def test_fit_by_objective_perturbation_says_when_the_noise_dominates(tmp_path, capsys):
+    raw = _table(n=30)
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "model.json"
+    args = ["fit", str(tmp_path / "data.csv"), "--label", "charges", "--epsilon", "eps", "--bounds",
+            str(_bounds_file(tmp_path)), "--seed", "1", "--mechanism", "objective", "--sampler", "float", "--out",
+            str(out)]
+    assert cli.main(args + ["--lam", "0.1"]) == 0
+    assert "warning: the noise dominates" in capsys.readouterr().err
+    eps = raw["eps"].to_numpy()
+    from pdp_lib.mechanisms.objective import objective_calibration
+    cal = objective_calibration(eps.sum(), eps.min(), 0.1, 3, pdp_lib.bounds.norm_bound(0.1, 3))
+    assert 3 / (cal.eta * cal.ridge) > pdp_lib.bounds.norm_bound(0.1, 3)      # the warning's condition, by hand
+    out.unlink()
+    raw = _table(n=3000)
+    raw.to_csv(tmp_path / "data.csv", index=False)
+    assert cli.main(args + ["--lam", "10"]) == 0
+    assert "noise dominates" not in capsys.readouterr().err
