@@ -227,3 +227,34 @@ def test_the_public_lambda_is_the_smallest_grid_value_whose_noise_bound_passes()
         ok = [v for v in grid if passes(v)]
         assert lam == (ok[0] if ok else max(grid))
     assert O.public_lambda(grid, np.full(5, 0.01), 4) == 10.0        # none passes: the largest
+
+
+@pytest.mark.parametrize("eta, R", [(1000.0, 0.001), (2000.0, 0.01), (3.0, 1.0)])
+def test_the_sphere_density_finds_its_peak_far_beyond_the_noise_scale(eta, R):
+    from scipy import integrate
+
+    A, c, ridge = np.diag([0.2, 0.1]), np.array([0.5, 0.3]), 0.01
+    theta = R * c / np.linalg.norm(c)                 # the integrand peaks at t = (c - H theta).theta / R^2
+    H = A + ridge * np.eye(2)
+    u = c - H @ theta
+    peak = u @ theta / R**2
+    log_peak = -eta * np.linalg.norm(u - peak * theta)
+
+    def integrand(t):                                  # scaled by its value's exponent at the peak
+        M = H + t * np.eye(2)
+        return math.exp(-eta * np.linalg.norm(u - t * theta) - log_peak) * np.linalg.det(M) * (
+            theta @ np.linalg.solve(M, theta)) / R
+
+    parts = [integrate.quad(integrand, a, b, limit=400)[0] for a, b in ((0, peak), (peak, np.inf))]
+    value, err = objective_log_density(theta, A, c, ridge, eta, R, on_sphere=True)
+    assert value == pytest.approx(log_peak + math.log(sum(parts)), abs=1e-8) and err < 1e-8
+
+
+def test_tiny_levels_and_radii_are_refused_in_one_line_not_by_a_crash():
+    X, y, _ = _problem(n=6, d=2)
+    theta = O.objective_perturbation(X, y, np.full(6, 1e-170), 1.0, rng=0, sampler="float")
+    assert np.all(np.isfinite(theta)) and np.linalg.norm(theta) <= 1.0   # all noise, but a release in the ball
+    cal = O.objective_calibration(6e-170, 1e-170, 1e-3, 2, 1.0)           # the raised ridge, no underflow
+    assert math.isfinite(cal.ridge) and cal.ridge > 1e-3 and cal.eta > 0
+    with pytest.raises(ValueError, match="outside the allowed range \\[1e-100"):
+        O.objective_perturbation(X, y, np.ones(6), 1.0, rng=0, radius=1e-200, sampler="float")

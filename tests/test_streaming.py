@@ -633,7 +633,7 @@ def test_fit_by_objective_perturbation_is_the_in_memory_mechanism_and_refuses_wh
     assert model["objective_ridge"] >= 0.3 and model["eta"] > 0
     assert model["privacy"]["theorem"].startswith("Proposition 'Personalized objective perturbation'")
     assert model["privacy"]["guarantee"].startswith("every row i gets epsilon_i-differential privacy (pure")
-    assert "drawn and added in floating point" in model["privacy"]["floating_point"]
+    assert "perturbed objective minimized in floating point" in model["privacy"]["floating_point"]
     assert model["privacy"]["sampler"].startswith("floating-point l2-Laplace noise b in the objective")
 
 

@@ -47,12 +47,16 @@ def objective_log_density(theta, A, c, ridge: float, eta: float, radius: float, 
         return -eta * float(np.linalg.norm(u)) + float(np.linalg.slogdet(H)[1]), 0.0
     h, Q = np.linalg.eigh(H)
     scale = eta * radius                                     # the integrand decays like exp(-eta R nu)
-    grid = np.concatenate([[0.0], np.geomspace(1e-6, 200.0, 400) / scale])
+    centre = max(float(u @ theta) / radius**2, 0.0)         # where ||u - nu theta|| is smallest
+    grid = np.union1d(np.concatenate([[0.0], np.geomspace(1e-6, 200.0, 400) / scale]),
+                      centre + np.concatenate([-np.geomspace(1e-6, 200.0, 200)[::-1], [0.0],
+                                               np.geomspace(1e-6, 200.0, 200)]) / scale)
+    grid = grid[grid >= 0.0]
     logs = _log_integrand(grid, h, Q, u, theta, eta, radius)
     peak, top = float(logs.max()), float(grid[int(np.argmax(logs))])
 
     def f(v):
-        return math.exp(_log_integrand(v, h, Q, u, theta, eta, radius)[0] - peak)
+        return math.exp(min(_log_integrand(v, h, Q, u, theta, eta, radius)[0] - peak, 700.0))
 
     parts = [integrate.quad(f, a, b, limit=400, epsabs=0.0, epsrel=1e-11) for a, b in ((0.0, top), (top, np.inf))]
     value, err = sum(p[0] for p in parts), sum(p[1] for p in parts)

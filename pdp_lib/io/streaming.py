@@ -910,6 +910,11 @@ GAUSSIAN_FLOATING_POINT_TEXT = {
 }
 
 
+OBJECTIVE_FLOATING_POINT_TEXT = (
+    "the guarantee is proved for exact arithmetic; the noise is drawn in floating point and the perturbed objective "
+    "minimized in floating point, and both can leak beyond epsilon_i (Mironov, CCS 2012, for the noise); objective "
+    "perturbation has no release exact in floating point, so it was chosen explicitly with --sampler float")
+
 GAUSSIAN_THEOREMS = ("ssp-gaussian", "adassp", "gd")
 """The releases under (epsilon_i, delta), with Gaussian noise."""
 
@@ -956,7 +961,8 @@ def privacy_statement(sums: Sums, bounds: Bounds, theorem: str, sampler: str = "
                   "summary below is released as it is), the bounds below (fixed before the data were seen), "
                   "lambda and the calibration's noise parameters",
         "theorem": f"{_THEOREMS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
-        "floating_point": (GAUSSIAN_FLOATING_POINT_TEXT if gaussian else FLOATING_POINT_TEXT)[sampler],
+        "floating_point": (OBJECTIVE_FLOATING_POINT_TEXT if theorem == "objective" else
+                           (GAUSSIAN_FLOATING_POINT_TEXT if gaussian else FLOATING_POINT_TEXT)[sampler]),
         "sampler": _sampler_text(sampler, theorem, sums.moment.size),
         "levels": sums.level_summary(),
         "bounds": bounds.as_dict(),

@@ -33,8 +33,9 @@ as rank two).  Since :math:`\log(1 + \varepsilon a)/\varepsilon` decreases in :m
 
 gives every point its :math:`\varepsilon_i`: the smallest level pays the largest share of its budget for the
 Jacobian, and :math:`\Lambda` is raised above :math:`\lambda` until that share is at most ``share`` (1/2 by
-default, as in the published rule's fallback).  The weights :math:`w_i \propto \varepsilon_i` are those that
-minimize the noise, for the reason they do in PDP-OP: the noise's term binds every point in proportion to its weight.
+default, as in the published rule's fallback).  The weights :math:`w_i \propto \varepsilon_i` make both terms
+proportional to each level, as in PDP-OP; with the Jacobian's term they are not the weights that maximize
+:math:`\eta` (weights that make every point's bound tight allow a few percent more when :math:`\Lambda` is raised).
 
 **Floating point.**  The release is a continuous law pushed through a minimization; no floating-point sampler and
 solver reproduce it exactly, and the noise's low bits and the solver's rounding are outside the proof.  So this
@@ -62,6 +63,7 @@ SHARE = 0.5
 
 _NEWTON_STEPS = 60
 _SMALLEST_LEVEL = 2.0 ** -1000
+_SMALLEST_RADIUS = 1e-100
 
 
 @dataclass(frozen=True)
@@ -102,16 +104,17 @@ def objective_calibration(total: float, eps_min: float, lam: float, d: int, radi
                          f"perturbation: the Jacobian's share of a smaller level is not computed to double precision")
 
     def spent(ridge: float) -> float:
-        return math.log1p(eps_min * d / (total * ridge)) / eps_min
+        return math.log1p(eps_min / total * (d / ridge)) / eps_min
 
     ridge = lam
     if not spent(lam) <= share:
-        ridge = d * eps_min / (total * math.expm1(share * eps_min))
+        ridge = d / total / (math.expm1(share * eps_min) / eps_min)       # no product that underflows
         ridge = max(ridge, math.nextafter(lam, math.inf))
-    jacobian = spent(ridge)
+    jacobian = spent(ridge) if math.isfinite(ridge) else math.nan
     eta = total * (1.0 - jacobian) / gd_sensitivity(radius, d)
-    if not (eta > 0 and math.isfinite(eta)):
-        raise ValueError(f"the noise cannot be drawn: eta = {eta!r}; the levels sum to {total!r}")
+    if not (eta > 0 and math.isfinite(eta) and math.isfinite(ridge)):
+        raise ValueError(f"the noise cannot be drawn: the levels sum to {total!r}, far too little for any use "
+                         f"(eta = {eta!r}, ridge = {ridge!r})")
     return ObjectiveCalibration(eta=eta, ridge=ridge, radius=radius, jacobian_share=jacobian)
 
 
@@ -178,7 +181,12 @@ def objective_draws(A, c, cal: ObjectiveCalibration, gen: np.random.Generator, d
     A, c = np.asarray(A, dtype=float), np.asarray(c, dtype=float)
     d = c.size
     b = _sample_l2_laplace(cal.eta, d, draws, gen)
-    return constrained_ridge(A + cal.ridge * np.eye(d), c - b, cal.radius)
+    with np.errstate(over="ignore", invalid="ignore"):
+        theta = constrained_ridge(A + cal.ridge * np.eye(d), c - b, cal.radius)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError(f"the noise overflowed (eta = {cal.eta!r}): the levels are far too small for any use; "
+                         f"nothing was released")
+    return theta
 
 
 def check_objective_sampler(sampler) -> str:
@@ -222,6 +230,9 @@ def _release(X, y, epsilons, lam, rng, radius, share) -> tuple:
     d = X.shape[1]
     radius = norm_bound(lam, d) if radius is None else check_positive(radius, "radius")
     check_radius(float(radius), d, "lam")
+    if not radius >= _SMALLEST_RADIUS:
+        raise ValueError(f"the ball's radius {radius!r} is outside the allowed range [1e-100, 1e100 / sqrt(d)]: "
+                         f"its norms would underflow; lower lam or give a larger radius")
     cal = objective_calibration(math.fsum(eps), float(eps.min()), lam, d, float(radius), share)
     w = eps / eps.sum()
     A, c = (X * w[:, None]).T @ X, (X * w[:, None]).T @ y
