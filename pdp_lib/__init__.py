@@ -107,6 +107,7 @@ _EXPORTS = {
     "gaussian_ssp": "mechanisms.adassp",
     "noisy_gd": "mechanisms.noisy_gd",
     "objective_perturbation": "mechanisms.objective",
+    "private_mean": "mechanisms.private_mean",
     "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }

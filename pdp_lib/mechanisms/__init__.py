@@ -17,6 +17,8 @@
 ``noisy_gd``             full-batch noisy gradient descent, re-weighted, (eps_i, delta)-DP, on a lattice
 ``objective``            objective perturbation on a ball, re-weighted, pure eps_i-DP; floating point only, by
                          explicit opt-in (sampler="float")
+``private_mean``         the re-weighted mean label released with Laplace or Gaussian noise, exactly: the simplest
+                         private release, against which the book holds every regression
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 
