@@ -74,7 +74,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
-    mechanism : {"output", "ssp", "objective"}, default "output"
+    mechanism : {"output", "ssp", "objective", "gd"}, default "output"
         ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
         perturbation (book chapter *Beyond output perturbation*): pure DP with a numeric ``lam``
         (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
@@ -85,7 +85,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``"objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP
         (:func:`pdp_lib.mechanisms.objective.objective_perturbation`), only with ``sampler="float"``: it has no
         release exact in floating point.  ``lam_`` is the ridge it minimized with (``lam`` or more) and ``eta_`` its
-        noise's rate.
+        noise's rate.  ``"gd"``: noisy gradient descent with ``delta`` and ``noise="gaussian"``
+        (:func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` with its default 20 steps; call it for other settings).
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -210,9 +211,12 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise ValueError("lam_grid, tuning_share and validation_fraction do not apply to lam='public', which "
                              "reads no data and tunes nothing")
         sampler = check_sampler(self.sampler)
-        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp", "objective"):
+        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp", "objective", "gd"):
             raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP), 'ssp' "
-                             f"(sufficient-statistics perturbation) or 'objective' (objective perturbation)")
+                             f"(sufficient-statistics perturbation), 'objective' (objective perturbation) or 'gd' "
+                             f"(noisy gradient descent)")
+        if self.mechanism == "gd":
+            return self._fit_gd(X, y, epsilons, rule, sampler)
         if self.mechanism == "ssp":
             return self._fit_ssp(X, y, epsilons, rule, sampler)
         if self.mechanism == "objective":
@@ -237,6 +241,30 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
         self.lam_ = float(self.lam)
+        self.tuning_ = None
+        return self
+
+    def _fit_gd(self, X, y, epsilons, rule, sampler):
+        """``mechanism="gd"``: noisy gradient descent, ``(epsilon_i, delta)``-DP, with the library's default steps,
+        radius ``B(lam)`` and step size (:func:`pdp_lib.mechanisms.noisy_gd.noisy_gd`)."""
+        from .curves import tolerated_gaussian_mus
+        from .mechanisms.noisy_gd import noisy_gd
+
+        for wrong, why in [(self.noise != "gaussian" or self.delta is None,
+                            f"mechanism='gd' has Gaussian noise: give both delta in (0, 1) and noise='gaussian' "
+                            f"(got delta = {self.delta!r}, noise = {self.noise!r})"),
+                           (self.B is not None, f"B = {self.B!r} is not allowed with mechanism='gd': its ball is "
+                                                f"B(lam)"),
+                           (rule is not None, f"lam = {rule!r} is not allowed with mechanism='gd': no rule for its "
+                                              f"lambda is derived; give a number > 0")]:
+            if wrong:
+                raise ValueError(why)
+        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        self.coef_ = noisy_gd(X, y, eps, lam, self.delta, self.random_state, sampler=sampler)
+        mus = tolerated_gaussian_mus(eps, self.delta)
+        self.weights_ = mus / mus.sum()
+        self.eta_, self.sigma_ = float("nan"), float("nan")
+        self.lam_ = float(lam)
         self.tuning_ = None
         return self
 

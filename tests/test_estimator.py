@@ -306,3 +306,18 @@ def test_objective_perturbation_is_fitted_by_explicit_opt_in_only():
                             ({"sampler": "float", "lam": "pruned"}, "no rule for its lambda")]:
         with pytest.raises(ValueError, match=message):
             PersonalizedRidge(**{"lam": 0.4, "mechanism": "objective", **kwargs}).fit(X, y, eps)
+
+
+def test_noisy_gradient_descent_is_fitted_under_delta_only():
+    from pdp_lib.mechanisms.noisy_gd import noisy_gd
+
+    rng = np.random.default_rng(6)
+    X, y, eps = rng.random((40, 2)), rng.uniform(-1, 1, 40), rng.choice([0.5, 1.0, 2.0], 40)
+    model = PersonalizedRidge(lam=0.5, random_state=8, mechanism="gd", noise="gaussian", delta=1e-5).fit(X, y, eps)
+    np.testing.assert_array_equal(model.coef_, noisy_gd(X, y, eps, 0.5, 1e-5, 8))
+    assert model.lam_ == 0.5 and model.weights_.sum() == pytest.approx(1.0)
+    for kwargs, message in [({}, "mechanism='gd' has Gaussian noise"),
+                            ({"noise": "gaussian", "delta": 1e-5, "B": "sharp"}, "B = 'sharp' is not allowed"),
+                            ({"noise": "gaussian", "delta": 1e-5, "lam": "auto"}, "no rule for its lambda")]:
+        with pytest.raises(ValueError, match=message):
+            PersonalizedRidge(**{"lam": 0.5, "mechanism": "gd", **kwargs}).fit(X, y, eps)
