@@ -1,4 +1,4 @@
-r"""The book's comparison on a user's table of any size: every mechanism's exact expected test loss from streamed sums.
+r"""The book's comparison on a user's table of any size: every mechanism's expected test loss from streamed sums.
 
 The mechanisms of the book's table chapters all release a weighted ridge solution plus the noise
 of Algorithm 1, so each expected test loss is :math:`L(\bar\theta) + (d+1)\operatorname{tr}A/\eta^2`
@@ -17,7 +17,8 @@ over rows:
 
 :func:`compare_sums` reads the data twice in chunks (the levels first, which fix the threshold and
 Jorgensen's keep probabilities, then every row), and :func:`expected_losses` evaluates every
-mechanism on a ``lambda`` grid from the sums alone.  Which rows are test rows depends on the seed and
+mechanism on a ``lambda`` grid from the sums alone: exactly, or for Jorgensen's sampling and for the mechanisms
+beyond output perturbation (:data:`METHODS`), as a Monte Carlo mean with its standard error.  Which rows are test rows depends on the seed and
 each row's values only (:func:`row_uniforms`), so the same rows give the same split whatever the
 files, their order, the chunks or the rows' order (identical rows fall on the same side).  Which rows
 a mask keeps comes from uniform draws in blocks of :data:`BLOCK` rows named by the seed, the file and
