@@ -39,8 +39,8 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
                                [--scheduler ADDRESS]
                                --out MODEL
     python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]
-                                   [--clip] [--test-fraction F] [--lams L1,L2,...] [--masks M] [--draws N] [--seed S]
-                                   --out DIR
+                                   [--clip] [--test-fraction F] [--lams L1,L2,...] [--masks M] [--delta D] [--draws N]
+                                   [--seed S] --out DIR
     python -m pdp_lib predict MODEL DATA --out FILE
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
@@ -253,6 +253,9 @@ def _add_compare(sub) -> None:
                      help="comma-separated values of lambda (default: the book's grid 0.01 ... 1000)")
     cmp.add_argument("--masks", type=_int_at_least("--masks", 2), default=50,
                      help="Jorgensen et al.'s sampling masks per threshold (default 50)")
+    cmp.add_argument("--delta", type=_open_fraction("--delta"), default=None,
+                     help="in (0, 1): also the mechanisms under (epsilon_i, delta) (Gaussian SSP at the public "
+                          "ridge, AdaSSP, noisy gradient descent) and the private mean under delta")
     cmp.add_argument("--draws", type=_int_at_least("--draws", 2), default=200,
                      help="releases of SSP and of objective perturbation per lambda, for their Monte Carlo means "
                           "(default 200)")
@@ -355,7 +358,7 @@ def _compare(args) -> int:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
                                            clip=args.clip, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
-                                           progress=bar.update, ignore=args.ignore)
+                                           progress=bar.update, ignore=args.ignore, delta=args.delta)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
         out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
         # every output says its units and that it is not private (comparison.NOTE)

@@ -88,7 +88,7 @@ def test_every_expected_loss_is_the_in_memory_mechanisms(tmp_path):
         expected["non_private"] = np.mean((Xte @ non_private_ridge(Xtr, ytr, lam) - yte) ** 2)
         for method, value in expected.items():
             assert table.loc[(lam, method), "loss"] == pytest.approx(float(value), rel=1e-9), method
-    assert set(table.index.get_level_values("method")) == set(comparison.METHODS)
+    assert set(table.index.get_level_values("method")) == set(comparison.METHODS) - set(comparison.DELTA_METHODS)
 
 
 def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
@@ -134,7 +134,8 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert status == 0 and "training and" in printed and comparison.NOTE in printed
     table = pd.read_csv(out / "comparison.csv")
-    assert list(table.columns) == ["lam", "method", "loss", "se", "units"] and len(table) == 3 * len(comparison.METHODS)
+    assert list(table.columns) == ["lam", "method", "loss", "se", "units"]
+    assert len(table) == 3 * (len(comparison.METHODS) - len(comparison.DELTA_METHODS))
     assert set(table["units"]) == {"squared scaled label ([-1, 1]); not private: reads the test rows"}
     markdown = (out / "comparison.md").read_text()
     assert markdown.startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |") and markdown.strip().endswith(comparison.NOTE)
@@ -142,6 +143,13 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
                      "--out", str(out)]) == 2
     assert "repeats a value" in capsys.readouterr().err
+    assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1",
+                     "--masks", "2", "--draws", "20", "--delta", "1e-5", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert set(pd.read_csv(out / "comparison.csv")["method"]) == set(comparison.METHODS)
+    assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--delta", "1",
+                     "--out", str(tmp_path / "never")]) == 2
+    assert "--delta" in capsys.readouterr().err and not (tmp_path / "never").exists()
 
 
 def test_the_masks_do_not_depend_on_the_slices_their_draws_are_made_in(tmp_path, monkeypatch):
@@ -229,3 +237,32 @@ def test_expected_losses_refuses_too_few_draws(tmp_path):
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", masks=2)
     with pytest.raises(ValueError, match="draws"):
         comparison.expected_losses(sums, [1.0], draws=1)
+
+
+def test_under_delta_the_gaussian_mechanisms_are_their_releases_and_the_private_mean_is_exact(tmp_path):
+    from pdp_lib.mechanisms import adassp, noisy_gd
+
+    raw = _table(n=900, seed=6)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=4, masks=2, delta=1e-5)
+    table = comparison.expected_losses(sums, [0.5], draws=400, seed=2).set_index(["lam", "method"])
+    Xtr, ytr, etr, Xte, yte = _split(raw, 4, 0.2)
+    mus = tolerated = pdp_lib.curves.tolerated_gaussian_mus(etr, 1e-5)
+    centre, M = mus @ ytr / mus.sum(), mus.sum()
+    assert table.loc[(0.5, "private_mean_delta"), "loss"] == pytest.approx(
+        np.mean((yte - centre) ** 2) + 4 / M**2, rel=1e-12)
+    cal = adassp.adassp_calibration(float(M), float(tolerated.min()), D, 1e-5, (0.5, 0.5, 0.0))
+    ridge = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, D, 1e-5))
+    gen = np.random.default_rng(17)                   # an independent Monte Carlo of each release, in memory
+    runs = {"ssp_gaussian": lambda: adassp.gaussian_ssp(Xtr, ytr, etr, ridge, 1e-5, gen, sampler="float"),
+            "adassp": lambda: adassp.adassp(Xtr, ytr, etr, 1e-5, gen, sampler="float"),
+            "gd": lambda: noisy_gd.noisy_gd(Xtr, ytr, etr, 0.5, 1e-5, gen, sampler="float")}
+    for method, run in runs.items():
+        values = np.array([np.mean((yte - Xte @ run()) ** 2) for _ in range(400)])
+        row = table.loc[(0.5, method)]
+        assert abs(row["loss"] - values.mean()) < 4 * np.hypot(row["se"], values.std(ddof=1) / 20)
+    plain = comparison.expected_losses(comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=4,
+                                                               masks=2), [0.5], draws=2)
+    assert not set(plain["method"]) & set(comparison.DELTA_METHODS)
+    assert set(table.index.get_level_values("method")) == set(comparison.METHODS)

@@ -40,11 +40,12 @@ from ..bounds import noise_scale
 from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "DELTA_METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
-           "ssp", "objective", "private_mean", "non_private", "mean", "midpoint")
+           "ssp", "objective", "private_mean", "ssp_gaussian", "adassp", "gd", "private_mean_delta", "non_private",
+           "mean", "midpoint")
 """The mechanisms compared, and two predictors that fit no model: ``mean`` predicts the training rows' mean label
 for every row (it reads the training labels: not private), ``midpoint`` the middle of the label's public bounds
 (0 in the scaled units: no data, no privacy cost).  A private model worth releasing has a lower test loss than
@@ -53,7 +54,15 @@ are: ``ssp``, sufficient-statistics perturbation (:mod:`pdp_lib.mechanisms.ssp`)
 perturbation (:mod:`pdp_lib.mechanisms.objective`), each a Monte Carlo mean over ``draws`` releases with its
 standard error; and ``private_mean``, the constant predictor at the re-weighted mean label released with Laplace
 noise of scale ``2 / sum(eps)``, exact: the simplest private release, which on the book's data beats every
-regression released under pure DP."""
+regression released under pure DP.  With ``delta`` (``compare --delta D``), every row getting
+``(epsilon_i, delta)``-DP from sums weighted by ``mu*(epsilon_i, delta)``: ``ssp_gaussian``,
+Gaussian SSP at the public ridge, and ``adassp``, AdaSSP at its private ridge (:mod:`pdp_lib.mechanisms.adassp`;
+both choose their own ridge, so their loss is the same at every ``lambda``), ``gd``, noisy gradient descent with its
+default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte Carlo means; and
+``private_mean_delta``, the private mean with Gaussian noise of standard deviation ``2 / sum(mu*)``, exact."""
+
+DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta")
+"""The methods of :data:`METHODS` that ``expected_losses`` gives only for sums with ``delta``."""
 
 NOTE = ("Losses are mean squared errors on the test rows in the scaled label units (the label mapped to [-1, 1] by "
         "its public bounds; multiply by ((upper - lower) / 2)^2 for the label's own units). This comparison reads "
@@ -61,7 +70,7 @@ NOTE = ("Losses are mean squared errors on the test rows in the scaled label uni
 """What every output of ``compare`` says about its units and its privacy."""
 BLOCK = 4096
 _MASK_ROWS = 8 * BLOCK   # rows whose mask draws are held at once
-_SPLIT, _MASKS, _RELEASES = 0, 1, 2
+_SPLIT, _MASKS, _RELEASES, _GAUSSIAN = 0, 1, 2, 3
 
 
 def uniforms(seed: int, tag: int, file_index: int, start: int, rows: int, width: int = 1) -> np.ndarray:
@@ -176,11 +185,15 @@ class CompareSums:
     test: _Part
     eps_total: float = 0.0
     clipped: int = 0
+    delta: float | None = None
+    gaussian: _Part | None = None      # the training rows weighted by mu*(eps_i, delta), with delta
+    mu_total: float = 0.0
+    mu_min: float = 0.0
 
 
 def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
                  masks: int = 50, clip: bool = False, chunk_rows: int = 200_000, progress=None,
-                 ignore=()) -> CompareSums:
+                 ignore=(), delta=None) -> CompareSums:
     """Read ``source`` twice in chunks and return the sums of every mechanism of :data:`METHODS`.
 
     Parameters
@@ -202,8 +215,13 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
         Called with the number of rows read after each chunk of the second pass.
     ignore : sequence of str
         As in :func:`pdp_lib.io.streaming.accumulate`.
+    delta : None or float
+        In ``(0, 1)``: also the sums weighted by ``mu*(epsilon_i, delta)``, for the mechanisms under
+        ``delta`` of :data:`METHODS`.
     """
     fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
+    if delta is not None:
+        delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     masks = check_count(masks, "masks", minimum=2)
     chunk_rows = check_count(chunk_rows, "chunk_rows")
     columns, allowed = table_columns(bounds, label, epsilon, ignore)
@@ -215,6 +233,12 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     sums = CompareSums(d=d, levels=levels, counts=n_levels, threshold=_threshold(levels, n_levels), jorgensen_t=ts,
                        weighted=_Part.zeros(d), plain=_Part.zeros(d), kept=_Part.zeros(d),
                        masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
+    mus = None
+    if delta is not None:
+        from ..curves import tolerated_gaussian_mus
+
+        mus = tolerated_gaussian_mus(levels, delta)          # once per distinct level (levels sorted)
+        sums.delta, sums.gaussian, sums.mu_min = delta, _Part.zeros(d), float(mus.min())
     for k, path in enumerate(data_files(source)):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction)
@@ -223,6 +247,10 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
             X, y, eps = X[~test], y[~test], eps[~test]
             sums.weighted.add(X, y, eps)
             sums.eps_total += float(eps.sum())
+            if mus is not None:                   # mu* of each training row's level, from the first pass's levels
+                mu = mus[np.searchsorted(levels, eps)]
+                sums.gaussian.add(X, y, mu)
+                sums.mu_total += float(mu.sum())
             sums.plain.add(X, y)
             keep = eps >= sums.threshold
             sums.kept.add(X[keep], y[keep])
@@ -303,6 +331,44 @@ def _monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
     return rows
 
 
+def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
+    """``(lam, method, loss, se)`` rows of the mechanisms under ``delta``: Gaussian SSP at the public ridge, AdaSSP
+    and noisy gradient descent, each a mean over ``draws`` releases; and the private mean under ``delta``, exact."""
+    from ..bounds import norm_bound
+    from ..mechanisms import adassp, noisy_gd
+
+    d, M, delta, test = sums.d, sums.mu_total, sums.delta, sums.test
+    A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
+    cal = adassp.adassp_calibration(M, sums.mu_min, d, delta, adassp.check_shares((0.5, 0.5, 0.0)))
+    ridge = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, d, delta))        # public: reads no data
+    (r, k), losses = np.triu_indices(d), []
+    for start in range(0, draws, _BATCH):
+        size = min(_BATCH, draws - start)
+        noisy = np.zeros((size, d, d))
+        noisy[:, r, k] = A[r, k] + cal.sigma_gram * gen.standard_normal((size, r.size))
+        noisy += np.triu(noisy, 1).transpose(0, 2, 1)
+        values, vectors = np.linalg.eigh(noisy)
+        proj = np.einsum("rji,rj->ri", vectors, c + cal.sigma_moment * gen.standard_normal((size, d)))
+        losses.append(_test_losses(test, np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + ridge))))
+    g_loss = np.concatenate(losses)
+    cal_a = adassp.adassp_calibration(M, sums.mu_min, d, delta)
+    thetas, _ = adassp.adassp_draws(A, c, float(np.linalg.eigvalsh(A)[0]),
+                                    (cal_a.sigma_gram, cal_a.sigma_moment, cal_a.sigma_eigen), delta, gen, draws)
+    a_loss = _test_losses(test, thetas)
+    mean_mu = sums.gaussian.ysum / M                        # N(0, (2 / M)^2): variance 4 / M^2
+    pm = float(max((test.yy - 2.0 * mean_mu * test.ysum) / test.rows + mean_mu**2, 0.0) + 4.0 / np.float64(M) ** 2)
+    rows = []
+    for lam in lams:
+        radius = norm_bound(lam, d)
+        cal_g = noisy_gd.gd_calibration(M, sums.mu_min, d, delta, noisy_gd.STEPS, radius, 1.0 / (d + lam))
+        gd_loss = _test_losses(test, noisy_gd.noisy_gd_draws(A, c, lam, cal_g, gen, draws))
+        for method, values in (("ssp_gaussian", g_loss), ("adassp", a_loss), ("gd", gd_loss)):
+            rows.append((lam, method, float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
+        rows.append((lam, "private_mean_delta", pm, 0.0))
+    return rows
+
+
 def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0) -> pd.DataFrame:
     """Every mechanism's expected unregularized test loss at each ``lambda``, from the sums alone.
 
@@ -347,6 +413,8 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
             rows.append((lam, "midpoint", float(test.yy / test.rows), 0.0))
         _check_finite(rows, sums)                # before the releases: levels that overflow are refused here
         rows += _monte_carlo(sums, lams, draws, seed)
+        if sums.gaussian is not None:
+            rows += _gaussian_monte_carlo(sums, lams, draws, seed)
         _check_finite(rows, sums)
     order = {m: j for j, m in enumerate(METHODS)}
     rows.sort(key=lambda row: (lams.index(row[0]), order[row[1]]))

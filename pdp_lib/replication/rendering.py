@@ -65,6 +65,10 @@ METHOD_TITLES = {
     "ssp": "SSP (Monte Carlo)",
     "objective": "objective perturbation (Monte Carlo)",
     "private_mean": "private mean",
+    "ssp_gaussian": "Gaussian SSP, public ridge (δ, Monte Carlo)",
+    "adassp": "AdaSSP (δ, Monte Carlo)",
+    "gd": "noisy GD (δ, Monte Carlo)",
+    "private_mean_delta": "private mean (δ)",
 }
 SWEEP_TITLES = {
     "lam": "$\\lambda$",
@@ -87,12 +91,14 @@ METHOD_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_
                  "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
                  "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00",
                  "mean": "#F0E442", "midpoint": "#000000", "ssp": "#56B4E9", "objective": "#D55E00",
-                 "private_mean": "#009E73"}
+                 "private_mean": "#009E73", "ssp_gaussian": "#56B4E9", "adassp": "#0072B2", "gd": "#E69F00",
+                 "private_mean_delta": "#009E73"}
 """Each method's colour in every figure (an oracle shares its rule's colour and is drawn dashed)."""
 METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
                      "non_private": "-", "pdp_op_sharp": "-", "threshold_public": "-", "threshold_oracle": "--",
                      "jorgensen_oracle": "--", "mean": ":", "midpoint": ":", "ssp": "-.", "objective": ":",
-                     "private_mean": "--"}
+                     "private_mean": "--", "ssp_gaussian": "--", "adassp": "-.", "gd": "--",
+                     "private_mean_delta": ":"}
 """Each method's line style: the methods stay apart without colour too."""
 FIGURE_STYLE = {
     # matplotlib's own text form of cycler(color=OKABE_ITO): this module imports without matplotlib (compare's
