@@ -258,3 +258,18 @@ def test_tiny_levels_and_radii_are_refused_in_one_line_not_by_a_crash():
     assert math.isfinite(cal.ridge) and cal.ridge > 1e-3 and cal.eta > 0
     with pytest.raises(ValueError, match="outside the allowed range \\[1e-100"):
         O.objective_perturbation(X, y, np.ones(6), 1.0, rng=0, radius=1e-200, sampler="float")
+
+
+def test_a_black_box_audit_of_one_pair_at_d_1_certifies_much_of_the_level_and_never_more():
+    from pdp_lib.audit.blackbox import threshold_audit
+
+    eps, lam, R = np.array([1.0, 1.0]), 2.0, 0.3       # a pair whose exact loss reaches about 2/3 of the level
+    cal = O.objective_calibration(2.0, 1.0, lam, 1, R)
+    other_A, other_c = 0.5 * 0.25, 0.5 * 0.1            # the second row (x, y) = (0.5, 0.2), the same in both
+    A, c = np.array([[0.5 + other_A]]), np.array([0.5 + other_c])         # row 1: (1, 1)
+    A2, c2 = np.array([[0.5 + other_A]]), np.array([-0.5 + other_c])      # row 1: (1, -1)
+    gen = np.random.default_rng(0)
+    a = O.objective_draws(A, c, cal, gen, 200_000)[:, 0]
+    b = O.objective_draws(A2, c2, cal, gen, 200_000)[:, 0]
+    bound = threshold_audit(a, b, alpha=0.05).epsilon_lower
+    assert 0.5 * eps[0] < bound <= eps[0]
