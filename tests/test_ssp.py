@@ -211,3 +211,17 @@ def test_the_public_ridge_covers_the_gram_noise_with_its_probability():
         assert abs(np.mean(norms <= lam) - 0.95) < 0.015 or d == 1   # the quantile of sqrt(2) ||e|| (d = 1: |e|)
     with pytest.raises(ValueError, match="failure"):
         public_ridge(1.0, 2, 1.5)
+
+
+def test_the_batched_noisy_solutions_are_the_single_solve_of_each_release():
+    from pdp_lib.mechanisms.ssp import _symmetric, noisy_solutions, solve_statistics
+
+    gen = np.random.default_rng(9)
+    d, k = 3, 5
+    M = gen.random((6, d))
+    A, b = M.T @ M / 6, gen.normal(size=d)
+    gram_noise, moment_noise = gen.normal(size=(k, 6)), gen.normal(size=(k, d))
+    for lam, thetas in zip((0.1, 2.0), noisy_solutions(A, b, gram_noise, moment_noise, (0.1, 2.0))):
+        for j in range(k):
+            expected = solve_statistics(A + _symmetric(gram_noise[j], d), b + moment_noise[j], lam)
+            np.testing.assert_allclose(thetas[j], expected, rtol=1e-10, atol=1e-12)

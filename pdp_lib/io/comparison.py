@@ -289,6 +289,11 @@ def _test_loss(test: _Part, theta: np.ndarray, eta: float) -> float:
     return float(max(value, 0.0) + noise)
 
 
+def _constant_loss(test: _Part, value: float) -> float:
+    """The test loss of predicting ``value`` for every test row."""
+    return float(max((test.yy - 2.0 * value * test.ysum) / test.rows + value**2, 0.0))
+
+
 def _test_losses(test: _Part, thetas: np.ndarray) -> np.ndarray:
     """The unregularized test loss of each row of ``thetas`` (no noise added)."""
     quad = np.einsum("ri,ij,rj->r", thetas, test.gram, thetas)
@@ -307,18 +312,14 @@ def _monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
     d, total, eps_min = sums.d, sums.eps_total, float(sums.levels[0])
     A, c = sums.weighted.gram / total, sums.weighted.moment / total
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_RELEASES,)))
-    cal = ssp.ssp_calibration(total, eps_min, d)
-    (r, k), losses = np.triu_indices(d), {lam: [] for lam in lams}
+    cal, p = ssp.ssp_calibration(total, eps_min, d), d * (d + 1) // 2
+    losses = {lam: [] for lam in lams}
     for start in range(0, draws, _BATCH):
         size = min(_BATCH, draws - start)
-        noisy = np.zeros((size, d, d))
-        noisy[:, r, k] = A[r, k] + _sample_l2_laplace(cal.eta_gram, r.size, size, gen)
-        noisy += np.triu(noisy, 1).transpose(0, 2, 1)
-        values, vectors = np.linalg.eigh(noisy)          # the release's solve: negative eigenvalues set to 0
-        proj = np.einsum("rji,rj->ri", vectors, c + _sample_l2_laplace(cal.eta_moment, d, size, gen))
-        for lam in lams:
-            thetas = np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + lam))
-            losses[lam].append(_test_losses(sums.test, thetas))
+        gram_noise = _sample_l2_laplace(cal.eta_gram, p, size, gen)
+        thetas = ssp.noisy_solutions(A, c, gram_noise, _sample_l2_laplace(cal.eta_moment, d, size, gen), lams)
+        for lam, theta in zip(lams, thetas):
+            losses[lam].append(_test_losses(sums.test, theta))
     rows = []
     for lam in lams:
         values = np.concatenate(losses[lam])
@@ -335,29 +336,25 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     """``(lam, method, loss, se)`` rows of the mechanisms under ``delta``: Gaussian SSP at the public ridge, AdaSSP
     and noisy gradient descent, each a mean over ``draws`` releases; and the private mean under ``delta``, exact."""
     from ..bounds import norm_bound
-    from ..mechanisms import adassp, noisy_gd
+    from ..mechanisms import adassp, noisy_gd, ssp
 
     d, M, delta, test = sums.d, sums.mu_total, sums.delta, sums.test
     A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
     cal = adassp.adassp_calibration(M, sums.mu_min, d, delta, adassp.check_shares((0.5, 0.5, 0.0)))
     ridge = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, d, delta))        # public: reads no data
-    (r, k), losses = np.triu_indices(d), []
+    losses, p = [], d * (d + 1) // 2
     for start in range(0, draws, _BATCH):
         size = min(_BATCH, draws - start)
-        noisy = np.zeros((size, d, d))
-        noisy[:, r, k] = A[r, k] + cal.sigma_gram * gen.standard_normal((size, r.size))
-        noisy += np.triu(noisy, 1).transpose(0, 2, 1)
-        values, vectors = np.linalg.eigh(noisy)
-        proj = np.einsum("rji,rj->ri", vectors, c + cal.sigma_moment * gen.standard_normal((size, d)))
-        losses.append(_test_losses(test, np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + ridge))))
+        gram_noise = cal.sigma_gram * gen.standard_normal((size, p))
+        thetas = ssp.noisy_solutions(A, c, gram_noise, cal.sigma_moment * gen.standard_normal((size, d)), [ridge])
+        losses.append(_test_losses(test, thetas[0]))
     g_loss = np.concatenate(losses)
     cal_a = adassp.adassp_calibration(M, sums.mu_min, d, delta)
     thetas, _ = adassp.adassp_draws(A, c, float(np.linalg.eigvalsh(A)[0]),
                                     (cal_a.sigma_gram, cal_a.sigma_moment, cal_a.sigma_eigen), delta, gen, draws)
     a_loss = _test_losses(test, thetas)
-    mean_mu = sums.gaussian.ysum / M                        # N(0, (2 / M)^2): variance 4 / M^2
-    pm = float(max((test.yy - 2.0 * mean_mu * test.ysum) / test.rows + mean_mu**2, 0.0) + 4.0 / np.float64(M) ** 2)
+    pm = _constant_loss(test, sums.gaussian.ysum / M) + float(4.0 / np.float64(M) ** 2)   # N(0, (2 / M)^2)
     rows = []
     for lam in lams:
         radius = norm_bound(lam, d)
@@ -402,15 +399,12 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
                                    if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
                                    for part in sums.masks[kind]])
                 rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
-            mean_w, total = sums.weighted.ysum / sums.eps_total, sums.eps_total    # Laplace(2 / S): variance 8 / S^2
-            test = sums.test
-            rows.append((lam, "private_mean", float(max((test.yy - 2.0 * mean_w * test.ysum) / test.rows + mean_w**2,
-                                                        0.0) + 8.0 / np.float64(total) ** 2), 0.0))
+            noise = float(8.0 / np.float64(sums.eps_total) ** 2)          # Laplace(2 / S): variance 8 / S^2
+            rows.append((lam, "private_mean", _constant_loss(sums.test, sums.weighted.ysum / sums.eps_total) + noise,
+                         0.0))
             rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
-            mean = sums.plain.ysum / n                       # the training rows' mean label, for every test row
-            test = sums.test
-            rows.append((lam, "mean", float(max((test.yy - 2.0 * mean * test.ysum) / test.rows + mean**2, 0.0)), 0.0))
-            rows.append((lam, "midpoint", float(test.yy / test.rows), 0.0))
+            rows.append((lam, "mean", _constant_loss(sums.test, sums.plain.ysum / n), 0.0))   # the training mean
+            rows.append((lam, "midpoint", _constant_loss(sums.test, 0.0), 0.0))
         _check_finite(rows, sums)                # before the releases: levels that overflow are refused here
         rows += _monte_carlo(sums, lams, draws, seed)
         if sums.gaussian is not None:

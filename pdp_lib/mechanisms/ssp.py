@@ -78,7 +78,7 @@ from .lattice import (
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "statistics_from_sums",
-           "lattice_statistics", "solve_statistics", "ssp", "public_ridge", "SHARE", "FAILURE"]
+           "lattice_statistics", "solve_statistics", "noisy_solutions", "ssp", "public_ridge", "SHARE", "FAILURE"]
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
@@ -261,6 +261,24 @@ def _solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarr
     """``(A_+ + lam I)^{-1} b``: the negative eigenvalues of the symmetric ``A_hat`` set to 0 (post-processing)."""
     values, vectors = np.linalg.eigh(A_hat)
     return vectors @ ((vectors.T @ b_hat) / (np.maximum(values, 0.0) + lam))
+
+
+def noisy_solutions(A, b, gram_noise, moment_noise, lams) -> list:
+    """:func:`solve_statistics` for many releases at once: one ``(k, d)`` array per value of ``lams``.
+
+    ``gram_noise`` of shape ``(k, p)`` is added to the upper triangle of ``A`` (row by row, mirrored), and
+    ``moment_noise`` of shape ``(k, d)`` to ``b``; each noisy Gram matrix is diagonalized once for every ``lam``.
+    For the experiments and for ``python -m pdp_lib compare``, in floating point.
+    """
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+    d = b.size
+    rows, cols = np.triu_indices(d)
+    noisy = np.zeros((len(gram_noise), d, d))
+    noisy[:, rows, cols] = A[rows, cols] + gram_noise
+    noisy += np.triu(noisy, 1).transpose(0, 2, 1)
+    values, vectors = np.linalg.eigh(noisy)
+    proj = np.einsum("rji,rj->ri", vectors, b + moment_noise)
+    return [np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + lam)) for lam in lams]
 
 
 def ssp(X, y, epsilons, lam, rng=None, *, share: float = SHARE, sampler="exact") -> np.ndarray:
