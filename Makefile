@@ -76,8 +76,11 @@ PORTABLE_ARGS ?=
 test-portable: $(STAMP)
 	$(BIN)/python tools/test_portable.py book $(PORTABLE_ARGS)
 
+# CORETYPE: an OpenBLAS core type to run the library's tests under (e.g. Prescott, the oldest generic x86_64
+# kernel), as make test-portable does for nbval: a test must hold on every kernel, not only on this machine's.
+CORETYPE ?=
 pytest: $(STAMP)
-	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider
+	$(ONE_BLAS_THREAD) $(if $(CORETYPE),OPENBLAS_CORETYPE=$(CORETYPE),) $(BIN)/python -m pytest tests $(XDIST) -p no:cacheprovider
 
 nbval: $(STAMP)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest book $(XDIST) $(NBVAL) -p no:cacheprovider

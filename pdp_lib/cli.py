@@ -67,6 +67,7 @@ import importlib.util
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 from .experiments import settings
 
@@ -293,6 +294,7 @@ def _predict(args) -> int:
     from .io import streaming
 
     _check_out_file("predict", args.out)
+    _refuse_overwriting("predict", [args.out], args)
     _check_optional(args)
     with _refusing("predict"):
         model = streaming.read_model(args.model)
@@ -329,6 +331,40 @@ def _check_out_file(command: str, out: str) -> None:
                        f"no writable folder {folder!r} for it")
 
 
+def _inputs(args) -> list:
+    """Every file the command will read: the data files, ``--bounds`` and the model (those that exist)."""
+    from .io import streaming
+
+    found = []
+    if getattr(args, "data", None) is not None:
+        try:
+            found += [Path(f) for f in streaming.data_files(args.data)]
+        except (OSError, ValueError):
+            pass                                         # refused with its own message when read
+    for name in ("bounds", "model"):
+        value = getattr(args, name, None)
+        if value is not None and os.path.isfile(value):
+            found.append(Path(value))
+    return found
+
+
+def _refuse_overwriting(command: str, outputs, args) -> None:
+    """Refuse, before any row is read, an output that is one of the files the command reads.
+
+    Compared as files, not names: the same device and inode (:func:`os.path.samefile`), so a hard link, a
+    symbolic link or another spelling of the path is caught too.  Nothing is written.
+    """
+    for out in outputs:
+        out = Path(out)
+        if not out.exists():
+            continue                                     # a file that does not exist yet is read by no one
+        for source in _inputs(args):
+            if os.path.samefile(out, source):
+                flag = "--out" if command != "compare" else f"--out (its {out.name})"
+                raise _Exit(2, f"python -m pdp_lib {command}: error: {flag} {str(out)!r} is {str(source)!r}, a file "
+                               f"this command reads: it would be overwritten; write the output elsewhere")
+
+
 def _check_out_folder(command: str, out: Path) -> None:
     """Refuse an ``--out`` folder that is a file, or that cannot be created or written, before any row is read."""
     if out.exists() and not out.is_dir():
@@ -348,6 +384,8 @@ def _compare(args) -> int:
 
     out = Path(args.out)
     _check_out_folder("compare", out)
+    _refuse_overwriting("compare", [out / name for name in ("comparison.csv", "comparison.md", "comparison.png")],
+                        args)
 
     _check_optional(args)
     from .replication import rendering
@@ -434,6 +472,7 @@ def _fit(args) -> int:
     from .formatting import sig
 
     _check_out_file("fit", args.out)
+    _refuse_overwriting("fit", [args.out], args)
     if args.mechanism != "output" and args.bound != "paper":
         raise _Exit(2, f"python -m pdp_lib fit: error: --bound applies to --mechanism output only: "
                        f"{args.mechanism} takes no bound on the solution; leave --bound out")
@@ -587,7 +626,11 @@ def _run(argv) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 on success, 2 on bad arguments)."""
+    """Run the command line; returns the exit status (0 on success, 2 on bad arguments, 1 on an unexpected error).
+
+    An unexpected error is reported in one line naming its type, not as a traceback (``PDP_LIB_TRACEBACK=1`` shows
+    it); the commands write their files last, so such an error leaves nothing half-written behind.
+    """
     try:
         return _run(sys.argv[1:] if argv is None else list(argv))
     except _Exit as exc:
@@ -595,3 +638,12 @@ def main(argv=None) -> int:
             stream = sys.stdout if exc.status == 0 else sys.stderr
             print(exc.message.splitlines()[0] if exc.status else exc.message, file=stream)
         return exc.status
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:                              # noqa: BLE001 - one line, whatever went wrong
+        if os.environ.get("PDP_LIB_TRACEBACK"):
+            raise
+        text = " ".join(str(exc).split()) or "no message"
+        print(f"python -m pdp_lib: internal error: {type(exc).__name__}: {text} (set PDP_LIB_TRACEBACK=1 for the "
+              f"traceback)", file=sys.stderr)
+        return 1

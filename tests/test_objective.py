@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import math
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -83,7 +85,8 @@ def test_the_solver_meets_the_optimality_conditions_and_an_independent_solver():
         g, R = rng.normal(size=(4, d)) * 10 ** rng.uniform(-2, 3), rng.uniform(0.1, 3)
         for th, gk in zip(O.constrained_ridge(H, g, R), g):
             r, norm = gk - H @ th, np.linalg.norm(th)
-            assert norm <= R
+            # in the ball exactly: the squares summed as rationals (a floating-point norm differs by kernel)
+            assert sum(Fraction(float(v)) ** 2 for v in th) <= Fraction(float(R)) ** 2
             if norm < R * (1 - 1e-12):
                 assert np.linalg.norm(r) <= 1e-10 * max(1.0, np.linalg.norm(gk))
             else:
@@ -273,3 +276,20 @@ def test_a_black_box_audit_of_one_pair_at_d_1_certifies_much_of_the_level_and_ne
     b = O.objective_draws(A2, c2, cal, gen, 200_000)[:, 0]
     bound = threshold_audit(a, b, alpha=0.05).epsilon_lower
     assert 0.5 * eps[0] < bound <= eps[0]
+
+
+def test_into_ball_is_exact_and_steps_down_from_a_row_one_ulp_outside():
+    # a row whose rescaled norm rounds above R: hand-made one unit in the last place outside the sphere
+    R = 0.34000155544527183
+    row = np.array([0.3400015554452719, 0.0])
+    assert not O.exact_norm_at_most(row, R)
+    out = O.into_ball(row[None, :], R)[0]
+    assert O.exact_norm_at_most(out, R)
+    assert out[0] == np.nextafter(row[0], 0.0)                    # one step down was enough
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(200, 5))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)           # on the unit sphere in floating point
+    out = O.into_ball(rows * 0.7, 0.7)
+    assert all(O.exact_norm_at_most(r, 0.7) for r in out)
+    inside = rng.normal(size=(50, 3)) * 0.01
+    assert np.array_equal(O.into_ball(inside, 1.0), inside)       # rows well inside are returned unchanged

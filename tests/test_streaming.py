@@ -655,3 +655,70 @@ def test_fit_by_objective_perturbation_says_when_the_noise_dominates(tmp_path, c
     raw.to_csv(tmp_path / "data.csv", index=False)
     assert cli.main(args + ["--lam", "10"]) == 0
     assert "noise dominates" not in capsys.readouterr().err
+
+
+def _fit_args(data, out, bounds):
+    return ["fit", str(data), "--label", "charges", "--epsilon", "eps", "--lam", "1", "--bounds", str(bounds),
+            "--seed", "1", "--out", str(out)]
+
+
+def test_no_command_writes_over_a_file_it_reads(tmp_path, capsys):
+    import os
+
+    raw = _table(200)
+    data = tmp_path / "d.csv"
+    raw.to_csv(data, index=False)
+    bounds = _bounds_file(tmp_path)
+    before = {p: p.read_bytes() for p in (data, bounds)}
+    os.link(data, tmp_path / "hard.csv")
+    os.symlink(data, tmp_path / "soft.csv")
+    for out in (data, bounds, tmp_path / "hard.csv", tmp_path / "soft.csv", tmp_path / "." / "d.csv"):
+        assert cli.main(_fit_args(data, out, bounds)) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "--out" in err and "a file this command reads" in err
+    # predict: over its rows or over its model
+    model = tmp_path / "model.json"
+    assert cli.main(_fit_args(data, model, bounds)) == 0
+    before[model] = model.read_bytes()
+    for out in (data, model):
+        assert cli.main(["predict", str(model), str(data), "--out", str(out)]) == 2
+        assert "a file this command reads" in capsys.readouterr().err
+    # compare: a folder whose comparison.csv is the data (a folder of parts read as the data)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    raw.to_csv(folder / "comparison.csv", index=False)
+    before[folder / "comparison.csv"] = (folder / "comparison.csv").read_bytes()
+    assert cli.main(["compare", str(folder), "--label", "charges", "--epsilon", "eps", "--bounds", str(bounds),
+                     "--out", str(folder)]) == 2
+    assert "its comparison.csv" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in before} == before        # nothing was written
+    assert sorted(q.name for q in folder.iterdir()) == ["comparison.csv"]
+
+
+def test_fit_from_a_checkout_that_is_not_installed_and_unexpected_errors_in_one_line(tmp_path, capsys, monkeypatch):
+    import importlib.metadata
+    import tomllib
+
+    raw = _table(200)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = _bounds_file(tmp_path)
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)      # as on PYTHONPATH without pip install
+    assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m.json", bounds)) == 0
+    model = json.loads((tmp_path / "m.json").read_text())
+    assert pdp_lib.__version__ in json.dumps(model)
+    with open(__import__("pathlib").Path(pdp_lib.__file__).parent.parent / "pyproject.toml", "rb") as fh:
+        assert tomllib.load(fh)["project"]["version"] == pdp_lib.__version__
+    capsys.readouterr()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something\nunexpected")
+
+    monkeypatch.setattr(streaming, "fit_sums", broken)
+    assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m2.json", bounds)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: something unexpected" in err
+    assert not (tmp_path / "m2.json").exists()

@@ -82,7 +82,7 @@ from .floating_point import (
     textbook_laplace,
     textbook_reachable,
 )
-from .jorgensen import jorgensen_log_density
+from .jorgensen import jorgensen_lattice_loss, jorgensen_log_density
 from .ssp_audit import SSPAudit, ssp_audit
 from .objective_loss import objective_log_density, objective_pair_loss
 from .lattice import LatticePair, lattice_draws, lattice_pair, lattice_reachable, lattice_units, pair_loss_within
@@ -158,6 +158,7 @@ __all__ = [
     "LevelChange",
     "level_change_loss",
     "jorgensen_log_density",
+    "jorgensen_lattice_loss",
     "textbook_laplace",
     "textbook_reachable",
     "ExponentialZiggurat",

@@ -30,14 +30,15 @@ def sample_mechanism(X, y, epsilons, lam, size, B=None, rng=None) -> np.ndarray:
     Runs the library's one assembly of Algorithm 1 (the one behind :func:`pdp_lib.pdp_op`:
     :func:`pdp_lib.calibrate`, the weighted ridge of eq. (2), then ``size`` draws of
     :func:`pdp_lib.sample_l2_laplace` around it), so the draws have exactly the distribution
-    of :func:`pdp_lib.pdp_op` (``size = 1`` reproduces it draw for draw from the same seed).
+    of :func:`pdp_lib.pdp_op` with ``sampler="float"`` (``size = 1`` reproduces it draw for draw from the same seed):
+    the floating-point sampler, asked for explicitly, whose law over the reals the audit tests.
 
     Returns
     -------
     numpy.ndarray of shape (size, d)
     """
     size = check_count(size, "size")
-    return _run_pdp_op(X, y, epsilons, lam, B, rng, size=size)[0]
+    return _run_pdp_op(X, y, epsilons, lam, B, rng, size=size, sampler="float")[0]
 
 
 def projection_scores(outputs, theta_a, theta_b) -> np.ndarray:

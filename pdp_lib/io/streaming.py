@@ -31,7 +31,6 @@ import glob as _glob
 import json
 import tomllib
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -1002,7 +1001,7 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
                    "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "
                    "(python -m pdp_lib predict)",
-        "library": f"pdp_lib {version('pdp_lib')}",
+        "library": f"pdp_lib {_library_version()}",
     }
 
 
@@ -1077,3 +1076,11 @@ def predict_file(model: dict, source, out, *, chunk_rows: int = CHUNK_ROWS) -> i
 def write_model(record: dict, path) -> None:
     """Write the model file (JSON)."""
     Path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _library_version() -> str:
+    """The package's own version (``pdp_lib.__version__``): read from the code, so that a checkout on ``PYTHONPATH``
+    that was never installed writes its model file too."""
+    import pdp_lib
+
+    return pdp_lib.__version__

@@ -35,6 +35,8 @@ reveals nothing about either.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..bounds import noise_scale
@@ -52,6 +54,8 @@ __all__ = [
     "jorgensen_threshold",
     "jorgensen_keep_probabilities",
     "jorgensen_mask",
+    "jorgensen_mask_exact",
+    "jorgensen_step_exponent",
     "jorgensen_eta",
     "jorgensen",
     "least_squares",
@@ -140,6 +144,47 @@ def jorgensen_mask(epsilons, t, rng=None) -> np.ndarray:
     return mask
 
 
+def jorgensen_mask_exact(epsilons, t, bits) -> np.ndarray:
+    r"""One draw of Jorgensen's sample with exact coins: a boolean mask, ``True`` for kept points.
+
+    Points with :math:`\varepsilon_i \ge t` are always kept; each other point ``i``, in index order, is kept with
+    probability exactly :math:`\pi_i = (e^{\varepsilon_i} - 1)/(e^t - 1)`
+    (:func:`pdp_lib.mechanisms.exact_sampling.bernoulli_expm1_ratio`: uniform bits against certified bounds on
+    :math:`\pi_i`; no double stands for it, so a :math:`\pi_i` below ``2**-53`` keeps its value).  The mask of the
+    exact release :func:`jorgensen`.
+
+    Parameters
+    ----------
+    epsilons : array-like of shape (n,)
+        Privacy levels, finite and ``> 0``.
+    t : float
+        The threshold, finite and ``> 0``.
+    bits : pdp_lib.mechanisms.exact_sampling.RandomBits
+        The source of uniform bits.
+    """
+    from .exact_sampling import bernoulli_expm1_ratio
+
+    eps = check_epsilons(epsilons)
+    t = check_positive(t, "t")
+    return np.array([True if e >= t else bernoulli_expm1_ratio(float(e), t, bits) for e in eps], dtype=bool)
+
+
+def jorgensen_step_exponent(n: int, t: float, lam, d: int, B=None) -> int:
+    r"""The lattice of Jorgensen's exact release, fixed from public inputs: step ``2**-g`` for every sample.
+
+    ``g`` is the step exponent that the lattice release (:func:`pdp_lib.mechanisms.lattice.lattice_calibration`)
+    would choose for all ``n`` points at level ``t``: its target step :math:`2^{-20}\Delta_\min/(\sqrt d
+    \max(1, t))` with :math:`\Delta_\min = c_\lambda t / (k t)` shrinks as the sample size ``k`` grows, so the
+    lattice of ``k = n`` is the finest any sample needs, and every sample's release uses it.  A function of ``n``,
+    ``t``, ``lambda``, ``d`` and ``B`` only: the output's lattice says nothing about which points were kept
+    (book chapter *What the guarantee does not cover*, proposition *prop-jorgensen-lattice*).
+    """
+    from .lattice import lattice_calibration, rounds_bound
+
+    return lattice_calibration(math.fsum([float(t)] * int(n)), float(t), rounds_bound(int(n)), lam, d,
+                               B).step_exponent
+
+
 def _draw_masks(gen, p_random: np.ndarray, rows: int, draw_rows: int) -> np.ndarray:
     """The next ``rows`` masks of the random points, ``(rows, n_random)`` booleans.
 
@@ -174,7 +219,14 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     :func:`pdp_lib.pdp_op` on the ``k`` kept points with every level equal to ``t``: uniform
     weights ``1/k`` and ``eta = lam k t / (2 sqrt(d) (1 + sqrt(d) B(lam)))``.  With no point
     kept it returns ``0`` without noise (see the module docstring for why this is private).
-    The mask's uniforms are drawn from ``rng`` first, then the noise.
+    The mask's coins are drawn from ``rng`` first, then the noise.
+
+    With ``sampler="exact"`` (the default) the coins are exact (:func:`jorgensen_mask_exact`) and every sample's
+    release lies on one lattice fixed from public inputs (:func:`jorgensen_step_exponent`), so that neither the
+    coins' rounding nor the output's lattice reveals whether a point was kept; no floating-point number is drawn.
+    With ``sampler="float"`` the coins are ``U < pi_i`` for double-precision uniforms (which realise every
+    :math:`\pi_i > 0` as at least ``2**-53``) and the noise is the paper's sampler: the book's experiments, exact over
+    the reals only.
 
     Parameters
     ----------
@@ -195,8 +247,8 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     return_mask : bool, default False
         Also return the boolean mask of kept points.
     sampler : {"exact", "float"}, default "exact"
-        As in :func:`pdp_lib.pdp_op`: ``"exact"``, the lattice release; ``"float"``, the paper's
-        double-precision sampler, exact over the reals only.
+        ``"exact"``: exact coins and the lattice release on a public lattice; ``"float"``, the paper's
+        double-precision coins and sampler, exact over the reals only.
 
     Returns
     -------
@@ -209,15 +261,39 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
         t = jorgensen_threshold(eps, threshold)
     else:
         t = check_positive(threshold, "threshold")
+    from .lattice import check_sampler
+
+    if check_sampler(sampler) == "exact":
+        theta_hat, mask = _jorgensen_exact(X, y, eps, lam, t, B, rng)
+        return (theta_hat, mask) if return_mask else theta_hat
     gen = check_rng(rng)
     mask = jorgensen_mask(eps, t, gen)
     k = int(mask.sum())
     if k == 0:
         theta_hat = np.zeros(d)
-    else:        # rng None: the exact noise from the operating system's source, as in pdp_op
-        noise_rng = None if rng is None and sampler == "exact" else gen
-        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=noise_rng, sampler=sampler)
+    else:
+        theta_hat = pdp_op(X[mask], y[mask], np.full(k, t), lam, B=B, rng=gen, sampler="float")
     return (theta_hat, mask) if return_mask else theta_hat
+
+
+def _jorgensen_exact(X, y, eps, lam, t, B, rng) -> tuple:
+    """The exact release for validated inputs: exact coins, then the lattice release on one public lattice."""
+    from .exact_sampling import RandomBits
+    from .lattice import release_from_sums, weighted_sums
+
+    n, d = X.shape
+    if rng is not None and not isinstance(rng, RandomBits):
+        check_rng(rng)                                # a bad seed is refused with the argument's name
+    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    g = jorgensen_step_exponent(n, t, lam, d, B)      # before any draw: a refusal spends nothing
+    mask = jorgensen_mask_exact(eps, t, bits)
+    k = int(mask.sum())
+    if k == 0:
+        return np.zeros(d), mask
+    levels = np.full(k, t)
+    gram, moment, rounds = weighted_sums(X[mask], y[mask], levels)
+    theta, _, _ = release_from_sums(gram, moment, math.fsum(levels), t, k, rounds, lam, B, bits, step_exponent=g)
+    return theta, mask
 
 
 def least_squares(X, y) -> np.ndarray:

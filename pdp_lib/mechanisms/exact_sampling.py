@@ -23,6 +23,7 @@ the running time.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import secrets
@@ -33,7 +34,7 @@ import numpy as np
 from ..validation import check_dimension, check_rng
 
 __all__ = ["RandomBits", "check_rate", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
-           "MAX_EXACT_DIMENSION"]
+           "MAX_EXACT_DIMENSION", "expm1_bounds", "bernoulli_expm1_ratio"]
 
 MAX_EXACT_DIMENSION = 32
 """The largest ``d`` the rejection sampler accepts: its acceptance rate falls exponentially with ``d``, about
@@ -49,8 +50,9 @@ def check_exact_dimension(d) -> int:
     d = check_dimension(d)
     if d > MAX_EXACT_DIMENSION:
         raise ValueError(f"d = {d} is outside the allowed range [1, {MAX_EXACT_DIMENSION}] of the exact sampler: "
-                         f"its expected number of proposals grows like exp(0.27 d); use the floating-point sampler "
-                         f"(sampler='float', --sampler float) and accept its caveat")
+                         f"its expected number of proposals grows like exp(0.27 d); the lattice release draws the "
+                         f"rounded law instead (pdp_lib.mechanisms.exact_rounding.sample_rounded_l2), exact in any "
+                         f"dimension")
     return d
 
 
@@ -242,3 +244,64 @@ def sample_lattice_l2(t, d: int, bits: RandomBits) -> tuple:
         L = sum(abs(v) for v in k)
         if _accept(t, Q, L, N, bits):
             return k
+
+
+@functools.lru_cache(maxsize=1024)
+def _expm1_bounds_cached(x: Fraction, prec: int) -> tuple:
+    return expm1_bounds(x, prec)
+
+
+def expm1_bounds(x, prec: int) -> tuple:
+    r"""Rational bounds ``(lo, hi)`` with :math:`lo \le e^x - 1 \le hi` and ``hi - lo <= 2**-prec (e^x - 1)``.
+
+    ``x`` is a rational ``> 0`` (a double is one).  Fixed point with ``F`` fractional bits: for
+    :math:`y = x/2^s \le 1/2` the Taylor terms :math:`y^j/j!` are rounded down and up (so every partial sum is
+    bracketed), the tail after a term ``T`` at most ``T`` (each ratio :math:`y/j \le 1/2`); then
+    :math:`e^{x} = (e^{y})^{2^s}` by ``s`` squarings, rounded down and up.  ``F`` covers the relative growth of the
+    error (``2**s`` from the squarings, the number of terms, and :math:`1/(e^x - 1)` for small ``x``), so the width
+    is at most ``2**-prec`` of the value; no floating-point number is used.
+    """
+    x = Fraction(x)
+    if not x > 0:
+        raise ValueError(f"x = {x} is outside the allowed range (0, inf)")
+    s = max(0, (2 * x).numerator.bit_length() - (2 * x).denominator.bit_length() + 1)   # 2**s >= 2x
+    y = x / (1 << s)
+    small = max(0, x.denominator.bit_length() - x.numerator.bit_length() + 1)            # 2**-small <~ x
+    F = prec + 2 * s + small + 16
+    one = 1 << F
+    p, q = y.numerator, y.denominator
+    lo_term, hi_term = (one * p) // q, -((-one * p) // q)          # the first term, y, below and above
+    lo, hi, j = lo_term, hi_term, 1
+    while hi_term > 1:                                              # stop at a term of at most 2**-F
+        j += 1
+        lo_term, hi_term = (lo_term * p) // (q * j), -((-hi_term * p) // (q * j))
+        lo, hi = lo + lo_term, hi + hi_term
+    hi += 1                                                         # the tail after the last term T: at most T <= 1
+    lo, hi = lo + one, hi + one                                     # e^y
+    for _ in range(s):
+        lo, hi = (lo * lo) >> F, -((-hi * hi) >> F)
+    return Fraction(lo - one, one), Fraction(hi - one, one)
+
+
+def bernoulli_expm1_ratio(eps, t, bits: RandomBits) -> bool:
+    r"""Exactly Bernoulli(:math:`p`), :math:`p = (e^{\varepsilon} - 1)/(e^t - 1)`, for rationals ``0 < eps < t``.
+
+    A uniform number :math:`U \in [0, 1)` is drawn 64 bits at a time and compared with certified rational bounds on
+    :math:`p` (:func:`expm1_bounds`), refined together until the comparison is decided: ``True`` when
+    :math:`U < p`.  ``p`` is irrational (Lindemann), so the comparison is decided with probability one, after
+    ``64 + O(1)`` bits on average; no double ever stands for ``p``, so a ``p`` below ``2**-53`` keeps its value.
+    This is the keep/drop coin of Jorgensen et al.'s sampling (:func:`pdp_lib.mechanisms.baselines.jorgensen`).
+    """
+    eps, t = Fraction(eps), Fraction(t)
+    if not 0 < eps < t:
+        raise ValueError(f"eps = {eps} and t = {t} are outside the allowed range 0 < eps < t")
+    u, k = bits.bits(64), 64
+    while True:
+        a_lo, a_hi = _expm1_bounds_cached(eps, k + 8)      # the levels and the threshold repeat across coins
+        b_lo, b_hi = _expm1_bounds_cached(t, k + 8)
+        p_lo, p_hi = a_lo / b_hi, a_hi / b_lo
+        if Fraction(u + 1, 1 << k) <= p_lo:
+            return True
+        if Fraction(u, 1 << k) >= p_hi:
+            return False
+        u, k = (u << 64) | bits.bits(64), k + 64

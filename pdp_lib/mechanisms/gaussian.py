@@ -143,7 +143,7 @@ def gaussian_mechanism(X, y, epsilons, lam, delta, B=None, rng=None, *, weightin
 
 
 def _run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, weighting="optimal",
-                  sampler="float"):
+                  sampler="exact"):
     """Validate, calibrate and run the mechanism: ``(theta_hat, calibration)``; ``size`` draws share ``theta_bar``."""
     from .lattice import check_sampler
 

@@ -238,7 +238,8 @@ class LatticeCalibration:
         return math.ldexp(1.0, -self.step_exponent)
 
 
-def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, B=None) -> LatticeCalibration:
+def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, B=None,
+                        step_exponent=None) -> LatticeCalibration:
     r"""Choose ``gamma`` and ``eta'`` so that every point gets its ``epsilon_i`` on the lattice.
 
     Point ``i``'s lattice centres move by at most :math:`\Delta_i + 2e + \gamma\sqrt d` when its row is
@@ -270,6 +271,11 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
         The dimension.
     B : None, "sharp" or float
         As in :func:`pdp_lib.calibrate`.
+    step_exponent : int, optional
+        A ``g`` fixed in advance from public inputs, at least the one chosen here (a finer lattice): a mechanism
+        that runs the release on a random subset of the rows (:func:`pdp_lib.mechanisms.baselines.jorgensen`)
+        fixes one lattice for every subset, so that the lattice does not reveal the subset.  A coarser one is
+        refused.
 
     Returns
     -------
@@ -289,6 +295,11 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     e = accumulation_error(rounds, d, lam_q, eps_min_q, B_up)
     delta_min = eps_min_q * c_up / S_lo
     g = _step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
+    if step_exponent is not None:
+        if isinstance(step_exponent, bool) or not isinstance(step_exponent, numbers.Integral) or step_exponent < g:
+            raise ValueError(f"step_exponent = {step_exponent!r} is outside the allowed range [{g}, inf) of integers: "
+                             f"a coarser lattice would take more than 2**-20 of the sensitivity")
+        g = int(step_exponent)
     gamma = _power_of_two(-g)
     bound = 1 / (c_up / S_lo + (2 * e + gamma * sqrt_d) / eps_min_q)
     eta = float(bound)
@@ -491,7 +502,7 @@ def _check_floating_point() -> None:
 
 
 def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng,
-                      law=None) -> tuple:
+                      law=None, step_exponent=None) -> tuple:
     """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
 
     ``gram`` and ``moment`` must be :func:`weighted_sums` (or their streamed merges) of rows of the domain,
@@ -504,7 +515,8 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     ``k`` is drawn from ``law`` (a key of :data:`NOISE_LAWS`), by default the one :func:`noise_law` names for
     ``d``; ``"rounded"`` is needed for ``(epsilon_i, delta)``, whose levels here are loss ranges, and
     ``"gaussian"`` releases the Gaussian mechanism, whose levels are the tolerated distances ``mu*_i`` and whose
-    standard deviation is ``1 / eta'``.  ``theta_hat = gamma (m + k)`` as doubles,
+    standard deviation is ``1 / eta'``.  ``step_exponent`` fixes the lattice in advance (:func:`lattice_calibration`).
+    ``theta_hat = gamma (m + k)`` as doubles,
     correctly rounded (a deterministic function of the lattice point,
     so a post-processing); ``rng`` is a seed, a Generator (its raw bit stream) or ``None`` (the operating
     system's cryptographic source).
@@ -514,7 +526,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")
-    cal = lattice_calibration(total, eps_min, rounds_bound(n), lam, d, B)
+    cal = lattice_calibration(total, eps_min, rounds_bound(n), lam, d, B, step_exponent=step_exponent)
     alpha = sums_rounding_bound(rounds_bound(n), d, eps_min)
     m = lattice_centre(np.asarray(gram, dtype=float), np.asarray(moment, dtype=float), total, lam,
                        cal.step_exponent, alpha=alpha)

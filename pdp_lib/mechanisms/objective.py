@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -56,7 +57,8 @@ from .noisy_gd import check_radius, gd_sensitivity
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["ObjectiveCalibration", "objective_calibration", "constrained_ridge", "objective_perturbation",
-           "objective_draws", "check_objective_sampler", "public_lambda", "SHARE"]
+           "objective_draws", "check_objective_sampler", "public_lambda", "SHARE", "into_ball",
+           "exact_norm_at_most"]
 
 SHARE = 0.5
 """The largest share of the smallest level that the Jacobian term may take before the ridge is raised."""
@@ -147,8 +149,8 @@ def constrained_ridge(H, g, radius: float) -> np.ndarray:
     Inside the ball the minimizer is :math:`H^{-1}g`; otherwise :math:`(H + \nu I)^{-1} g` with the :math:`\nu > 0`
     at which its norm is ``R``, found by Newton's method on :math:`1/\|(H + \nu I)^{-1} g\| - 1/R` (concave and
     increasing in :math:`\nu`, so Newton's iterates from 0 rise monotonically to the root; Moré & Sorensen 1983),
-    for every row at once in the eigenbasis of ``H``.  Rows outside the ball are returned with norm exactly at most
-    ``R``.
+    for every row at once in the eigenbasis of ``H``.  Every returned row lies in the ball exactly, on every machine
+    (:func:`into_ball`: its norm is checked in rational arithmetic, not in floating point).
     """
     h, Q = np.linalg.eigh(np.asarray(H, dtype=float))
     g = np.atleast_2d(np.asarray(g, dtype=float))
@@ -164,13 +166,37 @@ def constrained_ridge(H, g, radius: float) -> np.ndarray:
         step = (1.0 / radius - 1.0 / norm) / slope
         nu = np.where(outside, nu + np.maximum(step, 0.0), nu)
     theta = (gt / (h + nu[:, None])) @ Q.T
-    shrink = 1.0
-    while True:                                   # the rescaled norm can exceed R by a rounding: shrink by ulps
-        norm = np.linalg.norm(theta, axis=1, keepdims=True)
-        if not np.any(norm > radius):
-            return theta
-        theta = np.where(norm > radius, theta * (radius / np.maximum(norm, radius) * shrink), theta)
-        shrink = shrink * (1.0 - 2.0 ** -52)
+    return into_ball(theta, radius)
+
+
+_BALL_MARGIN = 2.0 ** -30
+"""Rows whose floating-point norm is within this relative margin of ``R`` are checked exactly.  A norm computed in
+floating point (any order, any kernel) has a relative error of at most about ``(d/2 + 1) 2**-53``, below ``2**-30``
+for every ``d < 2**22``, so the rows outside this margin are inside the ball whatever kernel computed the norm."""
+
+
+def exact_norm_at_most(row, radius: float) -> bool:
+    """Whether ``||row||_2 <= radius`` exactly: the squares of the doubles summed as rationals, no rounding at all."""
+    return sum(Fraction(float(v)) ** 2 for v in row) <= Fraction(float(radius)) ** 2
+
+
+def into_ball(theta, radius: float) -> np.ndarray:
+    r"""The rows of ``theta`` with :math:`\|\theta\|_2 \le R` *exactly*, whatever BLAS computed them.
+
+    A row whose floating-point norm exceeds ``R`` is first rescaled onto the sphere (``R / ||theta||``, in floating
+    point); then every row whose norm is within :data:`_BALL_MARGIN` of ``R`` is checked in exact rational
+    arithmetic (:func:`exact_norm_at_most`) and, while it is outside, each of its coordinates moves one unit in the
+    last place towards zero, which lowers the norm strictly.  What is exact: the returned doubles satisfy
+    ``sum(theta_j**2) <= R**2`` as real numbers, on every machine; a row already inside is returned unchanged.
+    """
+    theta = np.array(theta, dtype=float, copy=True)
+    norm = np.linalg.norm(theta, axis=1)
+    outside = norm > radius
+    theta[outside] *= (radius / norm[outside])[:, None]
+    for i in np.flatnonzero(norm > radius * (1.0 - _BALL_MARGIN)):
+        while not exact_norm_at_most(theta[i], radius):
+            theta[i] = np.nextafter(theta[i], 0.0)
+    return theta
 
 
 def objective_draws(A, c, cal: ObjectiveCalibration, gen: np.random.Generator, draws: int) -> np.ndarray:

@@ -343,7 +343,7 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
     return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta, sampler=sampler)[0]
 
 
-def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None, sampler="float"):
+def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None, sampler="exact"):
     """Validate, calibrate and run Algorithm 1: ``(theta_hat, calibration)``.
 
     One output of shape ``(d,)``, or with ``size`` (a validated count) ``size`` independent
