@@ -44,6 +44,7 @@ _EXPORTS = {
     "sample_l2_laplace": "mechanisms.output_perturbation",
     "pdp_op": "mechanisms.output_perturbation",
     "PersonalizedRidge": "estimator",
+    "PrivacyLevelWarning": "estimator",
     "norm_bound": "bounds",
     "noise_scale": "bounds",
     "resolve_bound": "bounds",

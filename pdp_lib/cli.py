@@ -234,6 +234,9 @@ def _add_data_options(cmd) -> None:
     cmd.add_argument("--clip", action="store_true",
                      help="clamp values outside their bounds instead of refusing them (the number of rows clamped "
                           "goes to standard error for the operator, marked as not private, never to the model)")
+    cmd.add_argument("--levels-as-given", action="store_true",
+                     help="take a level column that looks like percentages (whole numbers from 1 to 100, or a "
+                          "largest level of 100) as it is, without the warning")
     cmd.add_argument("--intercept", action="store_true",
                      help="fit an intercept: a constant feature 1 appended to every row (inside the domain, so the "
                           "guarantee holds with d + 1 features); the model file holds it as 'intercept'")
@@ -312,6 +315,29 @@ def _refusing(command: str):
         raise _Exit(2, f"python -m pdp_lib {command}: error: {exc}") from None
 
 
+def _sums_rows(sums) -> int:
+    """The training rows behind ``sums`` (streamed sums or compare's)."""
+    return sums.plain.rows if hasattr(sums, "plain") else sums.rows
+
+
+def _warn_percentages(args, sums) -> None:
+    """Warn, on standard error, when the level column looks like percentages (:meth:`Sums.look_like_percentages`)."""
+    import numpy as np
+
+    from .io.streaming import look_like_percentages
+
+    if hasattr(sums, "levels"):                          # compare: the distinct levels of the training rows
+        levels = np.asarray(sums.levels, dtype=float)
+        low, high, whole = float(levels.min()), float(levels.max()), bool(np.all(levels == np.floor(levels)))
+    else:
+        low, high, whole = sums.level_min, sums.level_max, sums.levels_whole
+    if not args.levels_as_given and _sums_rows(sums) and look_like_percentages(low, high, whole):
+        print(f"warning: the levels in column {args.epsilon!r} look like percentages (from {low:g} to "
+              f"{high:g}): a level of {high:g} promises almost no privacy; if they are "
+              f"percentages, divide the column by 100; to take them as they are, pass --levels-as-given",
+              file=sys.stderr)
+
+
 def _report_clipped(args, sums) -> None:
     """After ``--clip``, tell the operator (on standard error) how many rows were clamped.
 
@@ -325,8 +351,10 @@ def _report_clipped(args, sums) -> None:
 
 def _check_out_file(command: str, out: str) -> None:
     """Refuse an ``--out`` file that cannot be written, before any row is read."""
+    if os.path.isdir(out):
+        raise _Exit(2, f"python -m pdp_lib {command}: error: --out {out!r} is a folder; give the name of a file")
     folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(out):
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
         raise _Exit(2, f"python -m pdp_lib {command}: error: cannot write --out {out!r}: "
                        f"no writable folder {folder!r} for it")
 
@@ -402,8 +430,10 @@ def _compare(args) -> int:
         # every output says its units and that it is not private (comparison.NOTE)
         table.assign(units="squared scaled label ([-1, 1]); not private: reads the test rows").to_csv(
             out / "comparison.csv", index=False, lineterminator="\n")
-        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n\n" + comparison.NOTE + "\n",
-                                           encoding="utf-8")
+        se_note = ("A value followed by ± is a Monte Carlo mean over releases; the ± gives one standard error of that "
+                   "mean, as a percentage of the loss.\n\n") if (table["se"] > 0).any() else ""
+        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n\n" + se_note + comparison.NOTE
+                                           + "\n", encoding="utf-8")
         drawn = importlib.util.find_spec("matplotlib") is not None
         if drawn:
             fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} "
@@ -413,6 +443,7 @@ def _compare(args) -> int:
             print("comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'", file=sys.stderr)
 
     _report_clipped(args, sums)
+    _warn_percentages(args, sums)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
           f"wrote {out / 'comparison.csv'}, comparison.md{' and comparison.png' if drawn else ''}. {comparison.NOTE}")
     return 0
@@ -509,6 +540,7 @@ def _fit(args) -> int:
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)
+    _warn_percentages(args, sums)
     if theorem in streaming.GAUSSIAN_THEOREMS:
         if args.delta * sums.rows >= 1:
             print(f"warning: delta = {args.delta!r} is not below 1/n = 1/{sums.rows}: a guarantee with such a delta "
@@ -517,7 +549,8 @@ def _fit(args) -> int:
         what = {"ssp-gaussian": "sufficient-statistics perturbation with Gaussian noise",
                 "adassp": "personalized AdaSSP", "gd": "noisy gradient descent"}[theorem]
         print(f"fitted on {sums.rows} rows by {what}, (epsilon_i, delta = {args.delta!r})-DP: lambda = {sig(lam, 6)} "
-              f"(the model file holds every digit and the noise); model written to {args.out}")
+              f"(the model file holds the release to every digit and the noise's scale, not the noise drawn); model "
+              f"written to {args.out}")
         return 0
     if args.mechanism == "objective":
         print(f"fitted on {sums.rows} rows by objective perturbation: lambda = {sig(args.lam, 6)}, ridge "

@@ -6,6 +6,7 @@ Derived in the book's chapter *The PDP-OP mechanism*.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -17,7 +18,15 @@ from .mechanisms.output_perturbation import _run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, split_levels, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
-__all__ = ["PersonalizedRidge"]
+DEFAULT_EPSILON = 1.0
+"""The level every row gets when neither ``epsilons`` nor ``epsilon`` is given (with a warning)."""
+
+
+class PrivacyLevelWarning(UserWarning):
+    """The privacy level was not chosen: the estimator used its default, :data:`DEFAULT_EPSILON`."""
+
+
+__all__ = ["PersonalizedRidge", "PrivacyLevelWarning", "DEFAULT_EPSILON"]
 
 
 class PersonalizedRidge(RegressorMixin, BaseEstimator):
@@ -99,7 +108,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     epsilon : None or float, default None
         One privacy level for every row, used when ``fit`` receives no ``epsilons`` (then
         ``fit(X, y)`` gives every row ``epsilon``-DP: standard DP, the non-personalized case).
-        ``None``: ``fit`` needs ``epsilons``.  Giving both is refused.
+        ``None`` and no ``epsilons``: every row gets :data:`DEFAULT_EPSILON` (1.0), with a
+        :class:`PrivacyLevelWarning` saying that the level was not chosen (as diffprivlib warns when its
+        bounds are not given).  Giving both is refused.
     sampler : {"exact", "float"}, default "exact"
         ``"exact"``: the lattice release, whose guarantee holds for the computed output, every rounding
         included (:func:`pdp_lib.pdp_op`, book chapter *What the guarantee does not cover*); pure or
@@ -169,17 +180,20 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        if y is None:
+            raise ValueError("PersonalizedRidge requires y to be passed, but the target y is None")
         if epsilons is None and self.epsilon is None:
-            raise TypeError("epsilons must be array-like of numbers, got NoneType: pass one privacy level per row "
-                            "(fit(X, y, epsilons), or set_fit_request(epsilons=True) in a Pipeline), or set "
-                            "epsilon= on the estimator for one level for every row")
+            warnings.warn(f"no privacy level was chosen: every row gets the default epsilon = {DEFAULT_EPSILON:g}; "
+                          f"pass one level per row (fit(X, y, epsilons), or set_fit_request(epsilons=True) in a "
+                          f"Pipeline) or epsilon= on the estimator to choose it", PrivacyLevelWarning, stacklevel=2)
         if epsilons is not None and self.epsilon is not None:
             raise ValueError(f"epsilons and epsilon = {self.epsilon!r} are both given; give one")
         names_source = X
         X = check_features(X, "X")                  # the domain, refused with the first bad index
         validate_data(self, names_source, skip_check_array=True, reset=True)   # feature_names_in_
         if epsilons is None:
-            epsilons = np.full(X.shape[0], check_positive(self.epsilon, "epsilon"))
+            level = DEFAULT_EPSILON if self.epsilon is None else check_positive(self.epsilon, "epsilon")
+            epsilons = np.full(X.shape[0], level)
         if self.fit_intercept:
             X = np.hstack([X, np.ones((X.shape[0], 1))])
         self._fit_theta(X, y, epsilons)

@@ -246,8 +246,13 @@ class DomainScaler(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     lower_, upper_ : numpy.ndarray of shape (d,)
-        The bounds as arrays.
+        The bounds as arrays, in the order of the columns of ``X``.
     n_features_in_ : int
+    feature_names_in_ : numpy.ndarray of shape (d,)
+        The column names of ``X`` at ``fit``, when ``X`` is a DataFrame with string column names.  Bounds
+        keyed by name (a mapping or a Series) are applied by name, and ``transform`` refuses a DataFrame whose
+        columns are missing, extra or in another order, as scikit-learn does; ``get_feature_names_out`` returns
+        them, and ``set_output(transform="pandas")`` makes ``transform`` return a DataFrame.
     """
 
     def __init__(self, lower=0.0, upper=1.0, clip=False):
@@ -260,9 +265,26 @@ class DomainScaler(TransformerMixin, BaseEstimator):
         _check_clip(self.clip)
         columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
         arr = _as_float_array(X, "X")
-        if arr.ndim != 2 or arr.shape[1] < 1:
-            raise ValueError(f"X must be 2-D of shape (n, d) with d >= 1, got shape {arr.shape}")
+        if arr.ndim == 2 and arr.shape[1] < 1:
+            raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: X must be "
+                             f"2-D of shape (n, d) with n >= 1 and d >= 1")
+        if arr.ndim != 2 or arr.shape[0] < 1:
+            raise ValueError(f"X must be 2-D of shape (n, d) with n >= 1 and d >= 1, got shape {arr.shape}"
+                             + (" (Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) for one row)"
+                                if arr.ndim == 1 else ""))
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(f"X[{i}, {j}] = {float(arr[i, j])!r} is outside the allowed range (-inf, inf)")
         d = arr.shape[1]
+        for name, bound in (("lower", self.lower), ("upper", self.upper)):
+            if columns is None and isinstance(bound, (pd.Series, dict)):
+                raise ValueError(f"{name} is keyed by column name, but X has no column names: pass X as a "
+                                 f"DataFrame, or give {name} as one bound per column in order")
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
         lo = _column_bounds(self.lower, "lower", d, columns)
         hi = _column_bounds(self.upper, "upper", d, columns)
         _check_bounds_order(lo, hi)
@@ -276,10 +298,42 @@ class DomainScaler(TransformerMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("DomainScaler is not fitted yet; call fit(X) first")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and isinstance(X, pd.DataFrame):
+            given = list(X.columns)
+            if given != list(names):
+                missing = [c for c in names if c not in given]
+                extra = [c for c in given if c not in set(names)]
+                what = (f"column {missing[0]!r} is missing" if missing else f"column {extra[0]!r} was not seen at fit"
+                        if extra else "the columns are in another order")
+                raise ValueError(f"X's columns must be those seen at fit, in the same order: {what} "
+                                 f"(fit: {list(names)}, here: {given})")
+        elif names is not None:
+            import warnings
+
+            warnings.warn("X does not have valid feature names, but DomainScaler was fitted with feature names",
+                          UserWarning, stacklevel=3)
         arr = _as_float_array(X, "X")
-        if arr.ndim != 2 or arr.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {arr.shape}")
+        if arr.ndim != 2:
+            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {arr.shape} (Reshape your data: "
+                             f"X.reshape(1, -1) for one row)")
+        if arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {arr.shape[1]} features, but DomainScaler is expecting {self.n_features_in_} "
+                             f"features as input")
         return arr
+
+    def get_feature_names_out(self, input_features=None):
+        """The output's column names: the input's (the scaler maps each column to itself).
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Must equal ``feature_names_in_`` when that is set; default ``x0, x1, ...`` without it.
+        """
+        from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+        check_is_fitted(self, "lower_")
+        return _check_feature_names_in(self, input_features)
 
     def transform(self, X):
         """Return :func:`scale_to_domain` of ``X`` with the fitted bounds."""

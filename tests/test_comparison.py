@@ -139,6 +139,7 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert set(table["units"]) == {"squared scaled label ([-1, 1]); not private: reads the test rows"}
     markdown = (out / "comparison.md").read_text()
     assert markdown.startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |") and markdown.strip().endswith(comparison.NOTE)
+    assert "±" in markdown and "one standard error of that mean, as a percentage of the loss" in markdown
     assert (out / "comparison.png").read_bytes()[:4] == b"\x89PNG"
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,1",
                      "--out", str(out)]) == 2

@@ -121,7 +121,7 @@ def test_the_command_line_fits_on_the_cluster(tmp_path, client):
 @pytest.mark.parametrize("value, message", [
     ("abc", r"part-01\.csv, line 418, column 'x5': 'abc' is not a number"),      # pandas would say "Mismatched dtypes"
     ("1.5", r"part-01\.csv, line 418, column 'x5': 1.5 is outside the allowed range \[0.0, 1.0\]"),
-    ("", r"part-01\.csv, line 418, column 'x5': nan is outside the allowed range"),
+    ("", r"part-01\.csv, line 418, column 'x5': a missing value"),
 ])
 def test_the_cluster_names_the_file_and_line_of_a_bad_row(tmp_path, client, capsys, value, message):
     import re

@@ -223,7 +223,9 @@ def test_one_level_for_every_row_fits_without_epsilons():
     assert make_pipeline(PersonalizedRidge(epsilon=0.5, random_state=8)).fit(X, y)[-1].coef_.shape == (2,)
     with pytest.raises(ValueError, match="epsilons and epsilon = 0.5 are both given"):
         PersonalizedRidge(epsilon=0.5).fit(X, y, eps)
-    with pytest.raises(TypeError, match=r"epsilons must be array-like .* set epsilon= on the estimator"):
+    from pdp_lib import PrivacyLevelWarning
+
+    with pytest.warns(PrivacyLevelWarning, match="no privacy level was chosen"):      # the default level, said
         PersonalizedRidge().fit(X, y)
     with pytest.raises(ValueError, match=r"epsilon = -1.0 is outside the allowed range"):
         PersonalizedRidge(epsilon=-1.0).fit(X, y)
@@ -265,10 +267,18 @@ EXPECTED_FAILURES = {
 }
 
 
-def test_check_estimator_fails_only_where_the_domain_or_a_listed_reason_says():
+@pytest.mark.parametrize("estimator", [PersonalizedRidge(), PersonalizedRidge(epsilon=1.0, random_state=0)],
+                         ids=["default", "epsilon=1"])
+def test_check_estimator_fails_only_where_the_domain_or_a_listed_reason_says(estimator):
+    import warnings
+
     from sklearn.utils.estimator_checks import check_estimator
 
-    results = check_estimator(PersonalizedRidge(epsilon=1.0, random_state=0), on_fail=None)
+    from pdp_lib import PrivacyLevelWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLevelWarning)
+        results = check_estimator(estimator, on_fail=None)
     failed = [r for r in results if r["status"] == "failed"]
     outside = [r for r in failed if "is outside the allowed range [0, 1]" in str(r["exception"])
                or "is outside the allowed range [-1, 1]" in str(r["exception"])]
@@ -279,6 +289,18 @@ def test_check_estimator_fails_only_where_the_domain_or_a_listed_reason_says():
             "check_parameters_default_constructible", "check_estimators_unfitted", "check_estimators_nan_inf",
             "check_estimators_empty_data_messages", "check_estimator_sparse_array", "check_fit_non_negative",
             "check_supervised_y_no_nan", "check_estimator_cloneable"} <= passed
+
+
+def test_the_default_level_is_used_with_a_warning(small_data):
+    from pdp_lib import PrivacyLevelWarning
+
+    X, y, _ = small_data
+    with pytest.warns(PrivacyLevelWarning, match="no privacy level was chosen: every row gets the default epsilon = 1"):
+        default = PersonalizedRidge(random_state=4).fit(X, y)
+    chosen = PersonalizedRidge(epsilon=1.0, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(default.coef_, chosen.coef_)
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        PersonalizedRidge(epsilon=1.0).fit(X, None)
 
 
 def test_pickled_and_refitted_models_are_the_same(small_data):

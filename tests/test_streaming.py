@@ -83,13 +83,13 @@ def test_the_sums_do_not_depend_on_the_chunks_and_merge():
 
 # the CSV's lines as a text editor numbers them: the header is line 1, data row r (0-based) is line r + 2
 @pytest.mark.parametrize("change, message", [
-    (lambda t: t.__setitem__((5, "f1"), np.nan), r"line 7, column 'f1': nan is outside the allowed range"),
+    (lambda t: t.__setitem__((5, "f1"), np.nan), r"line 7, column 'f1': a missing value \(an empty field, or a marker such as NA, n/a or NaN\)"),
     (lambda t: t.__setitem__((9, "eps"), 0.0), r"line 11, column 'eps': 0.0 is outside the allowed range \(0, 100\]"),
     (lambda t: t.__setitem__((9, "eps"), 100.5), r"line 11, column 'eps': 100.5 is outside the allowed range \(0, 100\]"),
     (lambda t: t.__setitem__((9, "eps"), 1e308), r"line 11, column 'eps': 1e\+308 is outside the allowed range"),
     (lambda t: t.__setitem__((9, "eps"), -1.0), r"line 11, column 'eps': -1.0 is outside"),
     (lambda t: t.__setitem__((9, "eps"), np.inf), r"line 11, column 'eps': inf is outside"),
-    (lambda t: t.__setitem__((9, "eps"), np.nan), r"line 11, column 'eps': nan"),
+    (lambda t: t.__setitem__((9, "eps"), np.nan), r"line 11, column 'eps': a missing value"),
     (lambda t: t.__setitem__((1500, "f2"), 25.0), r"line 1502, column 'f2': 25.0 is outside the allowed range "
                                                   r"\[10.0, 20.0\] declared in .*bounds.toml; pass clip=True"),
     (lambda t: t.__setitem__((3, "charges"), -7.0), r"line 5, column 'charges': -7.0"),
@@ -211,7 +211,7 @@ def test_clip_clamps_and_counts(tmp_path):
 def test_missing_files_columns_and_bad_bounds_are_refused(tmp_path):
     bounds_path = _bounds_file(tmp_path)
     bounds = streaming.read_bounds(bounds_path)
-    with pytest.raises(FileNotFoundError, match="no CSV, TSV or Parquet file found"):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
         streaming.accumulate(tmp_path / "absent.csv", bounds, "charges", "eps")
     _table(10).drop(columns="f1").to_csv(tmp_path / "d.csv", index=False)
     with pytest.raises(ValueError, match=r"d.csv: column 'f1' is missing"):
@@ -347,9 +347,9 @@ BAD_FILES = [   # (what, file name, edit of the file's lines, expected message);
     ("an extra field in the first row", "data.csv", lambda lines: lines.__setitem__(1, lines[1] + b",3"),
      r"data.csv, line 2: more fields than the header has"),
     ("a missing field", "data.csv", lambda lines: lines.__setitem__(3, lines[3].rsplit(b",", 1)[0]),
-     r"data.csv, line 4, column 'eps': nan is outside the allowed range"),
+     r"data.csv, line 4, column 'eps': a missing value"),
     ("a blank line", "data.csv", lambda lines: lines.insert(5, b""),
-     r"data.csv, line 6, column '(f0|eps)': nan is outside the allowed range"),     # compare reads the levels first
+     r"data.csv, line 6, column '(f0|eps)': a missing value"),     # compare reads the levels first
     ("an empty file", "data.csv", lambda lines: lines.clear(), r"data.csv: empty file: no header line"),
     ("a header only", "data.csv", lambda lines: lines.__delitem__(slice(1, None)), r"data.csv: no rows"),
     ("an undeclared column", "data.csv",
@@ -722,3 +722,54 @@ def test_fit_from_a_checkout_that_is_not_installed_and_unexpected_errors_in_one_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: RuntimeError: something unexpected" in err
     assert not (tmp_path / "m2.json").exists()
+
+
+@pytest.mark.parametrize("levels, warned", [([5, 10, 50, 100], True), ([1, 2, 5, 20], True), ([0.5, 100.0], True),
+                                            ([1, 1, 1, 1], False), ([0.1, 0.5, 1.0, 3.0], False),
+                                            ([1, 2, 3, 4], False), ([2.5, 10, 50], False)])
+def test_levels_that_look_like_percentages_are_warned_about(tmp_path, capsys, levels, warned):
+    raw = _table(200)
+    raw["eps"] = np.resize(np.array(levels, dtype=float), len(raw))
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = _bounds_file(tmp_path)
+    assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m.json", bounds)) == 0
+    err = capsys.readouterr().err
+    assert ("look like percentages" in err and "divide the column by 100" in err) == warned
+    if warned:        # the flag takes them as they are, without the warning
+        assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m2.json", bounds) + ["--levels-as-given"]) == 0
+        assert "percentages" not in capsys.readouterr().err
+
+
+def test_messages_name_the_flag_and_the_cause(tmp_path, capsys):
+    raw = _table(50)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = _bounds_file(tmp_path)
+    cases = [
+        (_fit_args(tmp_path / "d.csv", tmp_path / "m.json", tmp_path / "absent.toml"),
+         "--bounds '" + str(tmp_path / "absent.toml") + "' does not exist"),
+        (_fit_args(tmp_path / "d.csv", tmp_path / "m.json", tmp_path), "is a folder, not a TOML file"),
+        (_fit_args(tmp_path / "absent.csv", tmp_path / "m.json", bounds), "does not exist"),
+        (_fit_args(tmp_path / "d.csv", tmp_path, bounds), "is a folder; give the name of a file"),
+    ]
+    text = raw.copy().astype(object)
+    text.loc[3, "f0"] = "1,234.50"
+    text.to_csv(tmp_path / "thousands.csv", index=False)
+    cases.append((_fit_args(tmp_path / "thousands.csv", tmp_path / "m.json", bounds),
+                  "'1,234.50' is not a number (a thousands separator? write the number without it)"))
+    text.loc[3, "f0"] = "12,5"
+    text.to_csv(tmp_path / "comma.csv", index=False)
+    cases.append((_fit_args(tmp_path / "comma.csv", tmp_path / "m.json", bounds), "(a decimal comma? write a point)"))
+    for sep, name in ((";", "semi"), ("|", "pipe"), ("\t", "tab")):
+        raw.to_csv(tmp_path / f"{name}.csv", index=False, sep=sep)
+        cases.append((_fit_args(tmp_path / f"{name}.csv", tmp_path / "m.json", bounds),
+                      f"the header looks separated by {sep!r}, not commas"))
+    text = raw.copy().astype(object)
+    text.loc[4, "charges"] = "n/a"
+    text.to_csv(tmp_path / "na.csv", index=False)
+    cases.append((_fit_args(tmp_path / "na.csv", tmp_path / "m.json", bounds),
+                  "line 6, column 'charges': a missing value (an empty field, or a marker such as NA, n/a or NaN)"))
+    for argv, needle in cases:
+        assert cli.main(argv) == 2, needle
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1, (needle, err)
+        assert not (tmp_path / "m.json").exists()

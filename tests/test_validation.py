@@ -320,7 +320,7 @@ PRE_CASES = [
     (lambda: scale_labels([1.0], 0, 5, symmetric=1), TypeError, r"symmetric must be True or False"),
     (lambda: DomainScaler(0, 5).fit([[1.0, 2.0]]).transform([[1.0, 6.0]]), ValueError,
      re.escape("X[0, 1] = 6.0 is outside the allowed range [0, 5]")),
-    (lambda: DomainScaler(0, 5).fit([[1.0, 2.0]]).transform([[1.0]]), ValueError, re.escape("X must have shape (n, 2)")),
+    (lambda: DomainScaler(0, 5).fit([[1.0, 2.0]]).transform([[1.0]]), ValueError, re.escape("X has 1 features, but DomainScaler is expecting 2 features as input")),
     (lambda: DomainScaler([0, 1], [5, 0]).fit([[1.0, 2.0]]), ValueError, re.escape("upper[1] = 0.0 must be greater than lower[1] = 1.0")),
 ]
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import glob as _glob
 import json
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +132,10 @@ def read_bounds(path) -> Bounds:
         ``lower >= upper``.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"--bounds {str(p)!r} is a folder, not a TOML file")
+    if not p.exists():
+        raise FileNotFoundError(f"--bounds {str(p)!r} does not exist")
     with p.open("rb") as fh:
         try:
             data = tomllib.load(fh)
@@ -199,6 +205,8 @@ def data_files(source) -> list:
     else:
         files = [p] if p.exists() else []
     if not files:
+        if not p.exists() and not any(ch in text for ch in "*?["):
+            raise FileNotFoundError(f"DATA {text!r} does not exist")
         raise FileNotFoundError(f"{text}: no CSV, TSV or Parquet file found")
     for q in files:
         if not q.is_file() or file_kind(q) is None:
@@ -305,7 +313,13 @@ def _check_columns(path: Path, names: list, columns: list, allowed) -> None:
         raise ValueError(f"{path}: column {twice!r} appears twice in the header")
     missing = [c for c in columns if c not in names]
     if missing:
-        raise ValueError(f"{path}: column {missing[0]!r} is missing (columns: {names})")
+        hint = ""
+        if len(names) == 1:
+            sep = next((c for c in (";", "\t", "|") if c in names[0]), None)
+            if sep is not None:
+                hint = (f"; the header looks separated by {sep!r}, not commas: write the file with commas (or, for "
+                        f"tabs, name it .tsv)")
+        raise ValueError(f"{path}: column {missing[0]!r} is missing (columns: {names}){hint}")
     if allowed is not None:
         extra = [c for c in names if c not in allowed]
         if extra:
@@ -345,6 +359,12 @@ def _chunks(path: Path, columns: list, chunk_rows: int, allowed=None):
         raise _text_error(path, exc) from None
 
 
+def look_like_percentages(level_min: float, level_max: float, whole: bool) -> bool:
+    """Whether levels from ``level_min`` to ``level_max`` (all whole numbers when ``whole``) look like percentages:
+    a largest level of exactly 100, or whole numbers in ``[1, 100]`` with the largest at least 5."""
+    return level_max == 100 or (whole and level_min >= 1 and 5 <= level_max <= 100)
+
+
 @dataclass
 class Sums:
     """The sums PDP-OP needs, accumulated over rows (every row already mapped into the domain).
@@ -369,6 +389,8 @@ class Sums:
     weight_exact_total, weight_min : int, float
         The sum (exactly, in the units of ``exact_total``) and the smallest of the weights the sums were accumulated
         with: the levels themselves, or ``mu*(eps_i, delta)`` for the Gaussian mechanisms (``add(..., weights=)``).
+    levels_whole : bool
+        Whether every level is a whole number (public, as the levels are), read by :meth:`look_like_percentages`.
     rounds : int
         A bound on the roundings any term meets in ``gram`` and ``moment``, a function of the chunks' and
         partitions' sizes only, at most :func:`pdp_lib.mechanisms.lattice.rounds_bound` of the rows
@@ -390,6 +412,7 @@ class Sums:
     stack: list = field(default_factory=list, repr=False, compare=False)
     weight_exact_total: int = 0
     weight_min: float = float("inf")
+    levels_whole: bool = True
 
     @classmethod
     def zeros(cls, d: int) -> "Sums":
@@ -424,6 +447,7 @@ class Sums:
             self.level_min = min(self.level_min, float(eps.min()))
             self.level_max = max(self.level_max, float(eps.max()))
             self.digest = _add_digests(self.digest, _lanes(eps))
+            self.levels_whole = self.levels_whole and bool(np.all(eps == np.floor(eps)))
 
     def merge(self, other: "Sums") -> "Sums":
         """The sums of two disjoint sets of rows."""
@@ -435,7 +459,15 @@ class Sums:
                     level_min=min(self.level_min, other.level_min), level_max=max(self.level_max, other.level_max),
                     digest=_add_digests(self.digest, other.digest), exact_total=exact,
                     weight_exact_total=self.weight_exact_total + other.weight_exact_total,
-                    weight_min=min(self.weight_min, other.weight_min))
+                    weight_min=min(self.weight_min, other.weight_min),
+                    levels_whole=self.levels_whole and other.levels_whole)
+
+    def look_like_percentages(self) -> bool:
+        """Whether the levels look like percentages (``5`` meant as ``0.05``): a largest level of exactly 100, or
+        every level a whole number in ``[1, 100]`` with the largest at least 5.  Public: the levels are.  A level of
+        50 promises almost nothing (a likelihood ratio of ``e**50``), so such a column is far more often a
+        percentage than a choice."""
+        return self.rows > 0 and look_like_percentages(self.level_min, self.level_max, self.levels_whole)
 
     @property
     def total(self) -> float:
@@ -542,7 +574,14 @@ def _where(path, row: int) -> str:
 
 
 def _refuse(path, row: int, column: str, value, allowed: str):
+    if isinstance(value, float) and math.isnan(value):
+        raise ValueError(f"{_where(path, row)}, column {column!r}: a missing value (an empty field, or a marker such "
+                         f"as NA, n/a or NaN): every field must be a number")
     raise ValueError(f"{_where(path, row)}, column {column!r}: {value!r} is outside the allowed range {allowed}")
+
+
+_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(,\d{3})+(\.\d*)?\s*$")
+"""A number written with commas between groups of three digits, as ``1,234.50``."""
 
 
 def _numbers(frame: pd.DataFrame, path, first: int) -> np.ndarray:
@@ -560,7 +599,11 @@ def _numbers(frame: pd.DataFrame, path, first: int) -> np.ndarray:
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             value = series.iloc[r]
-            hint = " (a decimal comma? write a point)" if isinstance(value, str) and "," in value else ""
+            hint = ""
+            if isinstance(value, str) and _THOUSANDS.match(value):
+                hint = " (a thousands separator? write the number without it)"
+            elif isinstance(value, str) and "," in value:
+                hint = " (a decimal comma? write a point)"
             raise ValueError(f"{_where(path, first + r)}, column {column!r}: {value!r} is not a number{hint}")
         out[:, j] = numbers.to_numpy(dtype=float, na_value=np.nan)
     return out
