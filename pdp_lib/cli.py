@@ -239,7 +239,9 @@ def _add_data_options(cmd) -> None:
                           "largest level of 100) as it is, without the warning")
     cmd.add_argument("--intercept", action="store_true",
                      help="fit an intercept: a constant feature 1 appended to every row (inside the domain, so the "
-                          "guarantee holds with d + 1 features); the model file holds it as 'intercept'")
+                          "guarantee holds with d + 1 features), penalized by lambda like every coefficient (unlike "
+                          "scikit-learn's: the guarantee needs strong convexity in every direction); the model file "
+                          "holds it as 'intercept'")
     cmd.add_argument("--ignore", metavar="COL", action="append", default=[],
                      help="a column to leave out on purpose (repeat for several); any other column that is "
                           "neither a declared feature, the label nor the level is refused")
@@ -291,6 +293,10 @@ def _add_predict(sub) -> None:
     pred.add_argument("--chunk-rows", type=_int_at_least("--chunk-rows", 1), default=None,
                       help="rows read at a time (default 200000)")
     pred.add_argument("--out", metavar="FILE", required=True, help="the predictions (CSV, one column 'prediction')")
+    pred.add_argument("--clip", action="store_true",
+                      help="clamp a feature outside the model's bounds to them instead of refusing the row")
+    pred.add_argument("--clip-predictions", action="store_true",
+                      help="clamp each prediction to the label's bounds (a prediction outside them is extrapolation)")
 
 
 def _predict(args) -> int:
@@ -301,7 +307,8 @@ def _predict(args) -> int:
     _check_optional(args)
     with _refusing("predict"):
         model = streaming.read_model(args.model)
-        rows = streaming.predict_file(model, args.data, args.out, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS)
+        rows = streaming.predict_file(model, args.data, args.out, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
+                                      clip=args.clip, clip_predictions=args.clip_predictions)
     print(f"predicted {rows} rows in the label's units; wrote {args.out}")
     return 0
 

@@ -773,3 +773,34 @@ def test_messages_name_the_flag_and_the_cause(tmp_path, capsys):
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1, (needle, err)
         assert not (tmp_path / "m.json").exists()
+
+
+def test_predict_checks_rows_against_the_models_bounds(tmp_path, capsys):
+    raw = _table(200)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = _bounds_file(tmp_path)
+    assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m.json", bounds)) == 0
+    rows = raw.head(5).copy()
+    rows.loc[2, "f1"] = 200.0                                     # ten times the upper bound 20
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    out = tmp_path / "p.csv"
+    assert cli.main(["predict", str(tmp_path / "m.json"), str(tmp_path / "rows.csv"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "rows.csv, line 4, column 'f1': 200.0 is outside the allowed range [10.0, 20.0]" in err
+    assert "--clip" in err and not out.exists()
+    assert cli.main(["predict", str(tmp_path / "m.json"), str(tmp_path / "rows.csv"), "--out", str(out),
+                     "--clip"]) == 0
+    clipped = pd.read_csv(out)["prediction"].to_numpy()
+    rows.loc[2, "f1"] = 20.0
+    rows.to_csv(tmp_path / "at_bound.csv", index=False)
+    assert cli.main(["predict", str(tmp_path / "m.json"), str(tmp_path / "at_bound.csv"), "--out",
+                     str(tmp_path / "q.csv")]) == 0
+    np.testing.assert_array_equal(clipped, pd.read_csv(tmp_path / "q.csv")["prediction"].to_numpy())
+    # predictions clamped to the label's bounds [-5, 5]: a model far outside them
+    model = json.loads((tmp_path / "m.json").read_text())
+    model["coef"] = [50.0] * len(model["coef"])
+    (tmp_path / "big.json").write_text(json.dumps(model))
+    assert cli.main(["predict", str(tmp_path / "big.json"), str(tmp_path / "at_bound.csv"), "--out",
+                     str(tmp_path / "r.csv"), "--clip-predictions"]) == 0
+    predicted = pd.read_csv(tmp_path / "r.csv")["prediction"].to_numpy()
+    assert np.all(predicted <= 5.0) and np.any(predicted == 5.0)

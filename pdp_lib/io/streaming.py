@@ -1069,14 +1069,17 @@ def read_model(path) -> dict:
     return record
 
 
-def predict_file(model: dict, source, out, *, chunk_rows: int = CHUNK_ROWS) -> int:
+def predict_file(model: dict, source, out, *, chunk_rows: int = CHUNK_ROWS, clip: bool = False,
+                 clip_predictions: bool = False) -> int:
     """Predict the label, in its own units, for every row of ``source``; write them as CSV to ``out``.
 
     Each feature is mapped with the model's public bounds, ``x -> (x - lower) / (upper - lower)``, the
     scaled prediction is ``coef . x + intercept``, and it is mapped back,
-    ``lower_y + (upper_y - lower_y) (prediction + 1) / 2``.  Nothing is clipped: a row outside the
-    bounds is extrapolated (the bounds constrain the training rows, for the guarantee, not new rows);
-    a missing or non-numeric feature is refused with its file, line and column.  Post-processing of
+    ``lower_y + (upper_y - lower_y) (prediction + 1) / 2``.  A row with a feature outside the model's bounds
+    is refused with its file, line and column (a value ten times too large is more often a slip than a new
+    kind of row, and the model was never fitted there); ``clip=True`` clamps it to the bounds instead.
+    ``clip_predictions=True`` clamps each prediction to the label's bounds.  A missing or non-numeric feature
+    is refused with its file, line and column.  Post-processing of
     the released model, so it costs no privacy.  Other columns (the label, the levels) are ignored.
     The output has one column, ``prediction``, a row per input row in the input's order (the files
     of a folder or glob in sorted order); it is written whole or not at all.
@@ -1106,8 +1109,18 @@ def predict_file(model: dict, source, out, *, chunk_rows: int = CHUNK_ROWS) -> i
                     if bad.any():
                         r, c = np.argwhere(bad)[0]
                         _refuse(path, first + int(r), features[c], float(values[r, c]), "(a finite number)")
+                    if clip:
+                        values = np.clip(values, lower, upper)
+                    outside = (values < lower) | (values > upper)
+                    if outside.any():
+                        r, c = np.argwhere(outside)[0]
+                        allowed = f"[{float(lower[c])!r}, {float(upper[c])!r}]"
+                        _refuse(path, first + int(r), features[c], float(values[r, c]),
+                                f"{allowed} of the model's bounds (pass --clip to clamp it)")
                     scaled = (values - lower) / (upper - lower) @ coef + intercept
                     prediction = label_lower + (label_upper - label_lower) * (scaled + 1.0) / 2.0
+                    if clip_predictions:
+                        prediction = np.clip(prediction, label_lower, label_upper)
                     fh.write("".join(f"{v!r}\n" for v in prediction.tolist()))
                     rows += len(prediction)
         partial.replace(out)
