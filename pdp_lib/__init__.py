@@ -45,6 +45,7 @@ _EXPORTS = {
     "pdp_op": "mechanisms.output_perturbation",
     "PersonalizedRidge": "estimator",
     "PrivacyLevelWarning": "estimator",
+    "NoiseWarning": "estimator",
     "norm_bound": "bounds",
     "noise_scale": "bounds",
     "resolve_bound": "bounds",

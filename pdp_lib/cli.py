@@ -327,6 +327,27 @@ def _sums_rows(sums) -> int:
     return sums.plain.rows if hasattr(sums, "plain") else sums.rows
 
 
+def _warn_noise(theta, theorem: str, eta, lam, diagnostics: dict) -> None:
+    """Warn, on standard error, when the release is mostly noise (:mod:`pdp_lib.mechanisms.noise_energy`)."""
+    from .mechanisms import noise_energy as ne
+
+    d = len(theta)
+    floor = diagnostics.get("gram_floor", 0.0)
+    if theorem in ("ssp-gaussian", "adassp"):
+        energy = ne.gaussian_ssp_energy(eta["gram"], eta["moment"], eta["lam"], d, floor)
+    elif theorem == "gd":
+        energy = ne.gd_energy(eta["sigma"], eta["steps"], eta["step_size"], eta["lam"], d)
+    elif theorem == "objective":
+        energy = ne.objective_energy(eta["eta"], eta["ridge"], d)
+    elif theorem == "ssp":
+        energy = ne.ssp_energy(eta[0], eta[1], lam, d, floor)
+    else:
+        energy = ne.l2_laplace_energy(eta, d)
+    text = ne.noise_warning(theta, energy)
+    if text is not None:
+        print(f"warning: {text}", file=sys.stderr)
+
+
 def _warn_percentages(args, sums) -> None:
     """Warn, on standard error, when the level column looks like percentages (:meth:`Sums.look_like_percentages`)."""
     import numpy as np
@@ -453,6 +474,9 @@ def _compare(args) -> int:
     _warn_percentages(args, sums)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
           f"wrote {out / 'comparison.csv'}, comparison.md{' and comparison.png' if drawn else ''}. {comparison.NOTE}")
+    verdict = comparison.private_mean_verdict(table)
+    if verdict is not None:
+        print(verdict)
     return 0
 
 
@@ -539,15 +563,17 @@ def _fit(args) -> int:
         else:
             sums = _cluster_sums(args, bounds)
         B = "sharp" if args.bound == "sharp" else None
+        diagnostics = {}
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler,
                                                            mechanism=args.mechanism, delta=args.delta,
-                                                           steps=args.steps)
+                                                           steps=args.steps, diagnostics=diagnostics)
         lam = eta["lam"] if theorem in streaming.GAUSSIAN_THEOREMS else args.lam
         record = streaming.model_record(theta, bounds, sums, lam, theorem, B_used, eta, args.sampler)
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)
     _warn_percentages(args, sums)
+    _warn_noise(theta, theorem, eta, args.lam, diagnostics)
     if theorem in streaming.GAUSSIAN_THEOREMS:
         if args.delta * sums.rows >= 1:
             print(f"warning: delta = {args.delta!r} is not below 1/n = 1/{sums.rows}: a guarantee with such a delta "

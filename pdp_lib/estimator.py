@@ -26,7 +26,11 @@ class PrivacyLevelWarning(UserWarning):
     """The privacy level was not chosen: the estimator used its default, :data:`DEFAULT_EPSILON`."""
 
 
-__all__ = ["PersonalizedRidge", "PrivacyLevelWarning", "DEFAULT_EPSILON"]
+class NoiseWarning(UserWarning):
+    """The release is mostly noise (:func:`pdp_lib.mechanisms.noise_energy.mostly_noise`)."""
+
+
+__all__ = ["PersonalizedRidge", "PrivacyLevelWarning", "NoiseWarning", "DEFAULT_EPSILON"]
 
 
 class PersonalizedRidge(RegressorMixin, BaseEstimator):
@@ -200,10 +204,29 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if self.fit_intercept:
             X = np.hstack([X, np.ones((X.shape[0], 1))])
         self._fit_theta(X, y, epsilons)
+        self._warn_noise()
         theta = self.coef_
         self.coef_, self.intercept_ = (theta[:-1], float(theta[-1])) if self.fit_intercept else (theta, 0.0)
         self.n_features_in_ = self.coef_.shape[0]
         return self
+
+    def _warn_noise(self) -> None:
+        """A :class:`NoiseWarning` when output perturbation's release is mostly noise (a public criterion on the
+        release and its noise's law: :mod:`pdp_lib.mechanisms.noise_energy`)."""
+        from .mechanisms import noise_energy
+
+        if self.mechanism != "output":
+            return
+        d = self.coef_.shape[0]
+        if np.isfinite(self.eta_):
+            energy = noise_energy.l2_laplace_energy(self.eta_, d)
+        elif np.isfinite(self.sigma_):
+            energy = noise_energy.gaussian_energy(self.sigma_, d)
+        else:
+            return
+        text = noise_energy.noise_warning(self.coef_, energy)
+        if text is not None:
+            warnings.warn(text, NoiseWarning, stacklevel=3)
 
     def _fit_theta(self, X, y, epsilons):
         """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""

@@ -104,13 +104,19 @@ def test_jorgensen_max_threshold_keeps_the_most_liberal():
         assert mask[np.argmax(eps)]
 
 
-def test_jorgensen_empty_sample_returns_zero_without_noise():
+def test_a_threshold_above_every_level_is_refused_because_the_empty_sample_breaks_the_guarantee():
+    from pdp_lib.audit import jorgensen_lattice_loss
+
     X, y, _ = _data(5, n=6)
     eps = np.full(6, 1e-3)
-    # t = 40: keep probability ~ 1e-3 / e^40, so nothing is kept.
-    theta, mask = jorgensen(X, y, eps, 0.5, threshold=40.0, rng=0, return_mask=True)
-    assert not mask.any()
-    np.testing.assert_array_equal(theta, np.zeros(3))
+    for sampler in ("exact", "float"):
+        with pytest.raises(ValueError, match=r"threshold = 40.0 is outside the allowed range \(0, max\(epsilons\)\]"):
+            jorgensen(X, y, eps, 0.5, threshold=40.0, rng=0, sampler=sampler)
+    # why: with every point droppable, the empty sample's point mass at 0 meets a one-point sample's law, and the
+    # exact loss of point 0 (label flipped) exceeds its level 0.1 (0.283 here); at t = max(eps) it does not
+    X1, y1, y2 = np.array([[1.0], [1.0]]), np.array([1.0, 1.0]), np.array([-1.0, 1.0])
+    assert jorgensen_lattice_loss(X1, y1, X1, y2, [0.1, 0.1], 1.0, 2.0) > 0.28
+    assert jorgensen_lattice_loss(X1, y1, X1, y2, [0.1, 0.1], 1.0, 0.1) <= 0.1
 
 
 def test_least_squares_recovers_exact_linear_model():

@@ -132,22 +132,46 @@ def test_the_coin_frequency():
 
 # --- the tripwire ---------------------------------------------------------------------------------------------
 
-_FLOAT_DRAWS = ("random", "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "gamma",
-                "standard_gamma", "beta", "laplace", "chisquare", "dirichlet", "multivariate_normal")
+_ALLOWED = {"integers", "bit_generator", "spawn"}     # integer draws only: what RandomBits and seeding use
 
 
-class _NoFloats(np.random.Generator):
-    pass
-
-
-def _trip(name):
-    def draw(self, *args, **kwargs):
-        raise AssertionError(f"a default release drew a floating-point number: Generator.{name}")
+def _refuse(name):
+    def draw(*args, **kwargs):
+        raise AssertionError(f"a default release drew a floating-point number: {name}")
     return draw
 
 
-for _name in _FLOAT_DRAWS:
-    setattr(_NoFloats, _name, _trip(_name))
+class _NoFloats(np.random.Generator):
+    """A Generator whose every public method but integer draws raises."""
+
+    def __getattribute__(self, name):
+        if not name.startswith("_") and name not in _ALLOWED:
+            raise AssertionError(f"a default release drew a floating-point number: Generator.{name}")
+        return super().__getattribute__(name)
+
+
+class _NoRandomState(np.random.RandomState):
+    """NumPy's legacy generator, refused at construction (a class still, for the type hints that name it)."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("a default release drew a floating-point number: numpy.random.RandomState")
+
+
+def _arm(monkeypatch):
+    """Every floating-point source a release could reach raises: Generators (made by default_rng or by the class),
+    NumPy's legacy functions and RandomState, and the standard library's random module."""
+    import random
+
+    monkeypatch.setattr(np.random, "default_rng", lambda seed=None: _NoFloats(np.random.PCG64(seed)))
+    monkeypatch.setattr(np.random, "Generator", _NoFloats)
+    monkeypatch.setattr(np.random, "RandomState", _NoRandomState)
+    for name in ("random", "rand", "randn", "uniform", "normal", "standard_normal", "exponential", "laplace",
+                 "gamma", "beta", "random_sample", "ranf", "sample", "choice", "permutation", "shuffle"):
+        monkeypatch.setattr(np.random, name, _refuse(f"numpy.random.{name}"))
+    for name in ("random", "uniform", "gauss", "normalvariate", "expovariate", "betavariate", "gammavariate",
+                 "triangular", "lognormvariate", "vonmisesvariate", "paretovariate", "weibullvariate", "choices",
+                 "sample", "shuffle"):
+        monkeypatch.setattr(random, name, _refuse(f"random.{name}"))
 
 
 def _entry_points():
@@ -178,16 +202,38 @@ def _entry_points():
 @pytest.mark.parametrize("name", list(_entry_points()))
 def test_no_default_release_draws_a_floating_point_number(name, monkeypatch):
     release = _entry_points()[name]
-    monkeypatch.setattr(np.random, "default_rng", lambda seed=None: _NoFloats(np.random.PCG64(seed)))
+    _arm(monkeypatch)
     for r in (3, None, _NoFloats(np.random.PCG64(5))):
         release(r)
 
 
-def test_the_tripwire_fires_on_the_floating_point_paths(monkeypatch):
+def test_the_tripwire_fires_on_the_floating_point_paths_and_on_every_float_source(monkeypatch):
+    import random
+
     rng = np.random.default_rng(0)
     X, y, eps = rng.random((10, 2)), rng.uniform(-1, 1, 10), np.full(10, 0.5)
-    monkeypatch.setattr(np.random, "default_rng", lambda seed=None: _NoFloats(np.random.PCG64(seed)))
+    _arm(monkeypatch)
     with pytest.raises(AssertionError, match="floating-point"):
         pdp_lib.pdp_op(X, y, eps, 1.0, rng=1, sampler="float")
     with pytest.raises(AssertionError, match="floating-point"):
         baselines.jorgensen(X, y, np.linspace(0.1, 1, 10), 1.0, rng=1, sampler="float")
+    g = np.random.default_rng(2)
+    for draw in (lambda: g.random(), lambda: g.standard_t(3), lambda: g.logistic(), lambda: g.gumbel(),
+                 lambda: g.binomial(3, 0.5), lambda: g.standard_cauchy(),
+                 lambda: np.random.Generator(g.bit_generator).random(), np.random.random, np.random.rand,
+                 lambda: np.random.RandomState(1), random.random, lambda: random.uniform(0, 1)):
+        with pytest.raises(AssertionError, match="floating-point"):
+            draw()
+    assert 0 <= g.integers(0, 10) < 10                       # integer draws still work
+
+
+def test_a_coin_with_a_huge_threshold_is_decided_from_its_first_bits():
+    from pdp_lib.mechanisms.exact_sampling import _small_probability_exponent
+
+    getcontext().prec = 1000
+    for eps, t in [(0.1, 1.0), (0.1, 40.0), (0.01, 50.0), (3.0, 700.0)]:
+        cap = _small_probability_exponent(Fraction(eps), Fraction(t))
+        assert _p(eps, t) < Decimal(2) ** -cap                       # the cheap bound holds
+    bits = RandomBits(7)
+    assert not any(bernoulli_expm1_ratio(0.5, 1e9, bits) for _ in range(100))   # e**(1e9) never computed
+    assert bits.used <= 100 * 128

@@ -98,8 +98,11 @@ def jorgensen_lattice_loss(X, y, X_other, y_other, epsilons, lam, t, B=None, *, 
     * on every lattice point between the smallest and the largest centre (and a margin of 8 steps of the coarsest
       lattice), by evaluating both mixtures there;
     * beyond them, where every sample's term is :math:`a_S e^{-r_k z}` (the same function of ``z`` under both
-      datasets for samples of the same size), by a certified upper bound within :data:`TAIL_SLACK` of the supremum
-      (:func:`_tail_bound`): the tails' share of the result is an upper bound, the rest is exact.
+      datasets for samples of the same size), by an upper bound within :data:`TAIL_SLACK` of the supremum
+      (:func:`_tail_bound`).
+
+    In double precision (log-sum-exp): the result carries a rounding error of order ``1e-14`` besides the tails'
+    slack; the tests and the chapter compare it with levels far from it.
 
     ``public_lattice=True``: one lattice for every sample, :func:`pdp_lib.mechanisms.baselines.jorgensen_step_exponent`
     (the release as it is).  ``False``: each sample's own lattice, from its size (the release as it was before the
@@ -184,7 +187,7 @@ def _tail_bound(samples, empty: float, start: int, sign: float) -> float:
     :math:`[-r_\max, -r_\min]` for both datasets, so the log-ratio moves by at most :math:`(r_\max - r_\min) h`
     over a step ``h``.  It is evaluated on a grid of step ``h`` with that drift at most :data:`TAIL_SLACK`, out to
     where every size but the slowest-decaying one has fallen below ``2**-60`` of it, and from there its limit
-    (the slowest size's coefficients' ratio) bounds the rest within ``2**-59``.
+    (the slowest size's coefficients' ratio) bounds the rest within ``(sizes - 1) 2**-59``; in double precision.
     """
     by_size = {}
     for logp, k, g, rate, *centres in samples:
@@ -206,4 +209,4 @@ def _tail_bound(samples, empty: float, start: int, sign: float) -> float:
     u = np.arange(0.0, far + h, h)
     logs = [logsumexp(coef[:, j][:, None] - rates[:, None] * (start + u)[None, :], axis=0) for j in (0, 1)]
     grid = float(np.max(np.abs(logs[0] - logs[1])))
-    return max(grid + TAIL_SLACK, limit + 2.0 ** -59)
+    return max(grid + TAIL_SLACK, limit + (rates.size - 1) * 2.0 ** -59)

@@ -40,7 +40,7 @@ from ..bounds import noise_scale
 from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "DELTA_METHODS", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "DELTA_METHODS", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -63,6 +63,31 @@ default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte 
 
 DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta")
 """The methods of :data:`METHODS` that ``expected_losses`` gives only for sums with ``delta``."""
+
+PRIVATE_MEANS = ("private_mean", "private_mean_delta")
+"""The private constant predictors, against which every private regression is held."""
+
+NOT_PRIVATE = ("non_private", "mean", "midpoint")
+"""The rows of :data:`METHODS` that release no private model (the midpoint spends nothing and fits nothing)."""
+
+
+def private_mean_verdict(table) -> str | None:
+    """One line when no private regression beats the private mean at any ``lambda`` of ``table``, else ``None``.
+
+    ``table`` is :func:`expected_losses`'s; the regressions are every row but :data:`PRIVATE_MEANS` and
+    :data:`NOT_PRIVATE`, the private mean the best of :data:`PRIVATE_MEANS` present (under ``delta`` both are).
+    """
+    means = table[table["method"].isin(PRIVATE_MEANS)]
+    models = table[~table["method"].isin(PRIVATE_MEANS + NOT_PRIVATE)]
+    if means.empty or models.empty:
+        return None
+    best_mean, best_model = float(means["loss"].min()), float(models["loss"].min())
+    if best_model < best_mean:
+        return None
+    row = models.loc[models["loss"].idxmin()]
+    return (f"No private regression beats the private mean here: the best, {row['method']} at lambda = "
+            f"{float(row['lam']):.3g}, has expected test loss {best_model:.3g} against the private mean's "
+            f"{best_mean:.3g}; release the private mean, or get more rows or higher levels.")
 
 NOTE = ("Losses are mean squared errors on the test rows in the scaled label units (the label mapped to [-1, 1] by "
         "its public bounds; multiply by ((upper - lower) / 2)^2 for the label's own units). This comparison reads "

@@ -722,7 +722,7 @@ RIDGE_RULES = ("public", "auto")
 
 
 def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: str = "output", delta=None,
-             steps=None):
+             steps=None, diagnostics=None):
     """PDP-OP from the sums: ``(theta_hat, (theorem, B, eta))``; the noise is drawn once, here.
 
     ``mechanism="ssp"``: sufficient-statistics perturbation from the same sums
@@ -736,6 +736,10 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
     ``sampler="float"``: the double-precision sampler, exact over the reals only; with the same ``rng``,
     ``theta_hat`` equals ``pdp_op(..., sampler="float")`` up to the rounding of the sums' order.  The
     calibration needs the levels' sum only (Theorems 3.1 and 3.2: ``eta = sum(eps) / c_lambda``).
+
+    ``diagnostics``, a dict when given, receives public facts of the release that the model file does not hold:
+    for the SSP forms, ``"gram_floor"``, the smallest eigenvalue of the released Gram matrix with its negative
+    eigenvalues set to 0 (post-processing of the release; :mod:`pdp_lib.mechanisms.noise_energy` reads it).
     """
     from ..mechanisms.lattice import check_sampler, release_from_sums
 
@@ -747,7 +751,7 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
             raise ValueError("mechanism 'objective' is pure DP and takes no steps: leave delta and steps out")
         return _fit_objective(sums, lam, rng, sampler)
     if delta is not None or mechanism == "gd":
-        return _fit_gaussian(sums, lam, rng, sampler, mechanism, delta, steps)
+        return _fit_gaussian(sums, lam, rng, sampler, mechanism, delta, steps, diagnostics)
     if steps is not None:
         raise ValueError("steps applies to mechanism 'gd' only")
     lam = check_positive(lam, "lam")
@@ -755,7 +759,7 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
     if not (0 < sums.total < float("inf")):
         raise ValueError(f"the levels' sum {sums.total!r} is outside the allowed range (0, inf)")
     if mechanism == "ssp":
-        return _fit_ssp(sums, lam, rng, sampler)
+        return _fit_ssp(sums, lam, rng, sampler, diagnostics)
     cal = calibrate(np.array([sums.level_min, sums.level_max]), lam, d, B)   # validates lam, d and B; names the theorem
     eta = sums.total / noise_scale(lam, d, cal.B)      # S / c_lambda, S over every row
     if not (eta > 0 and np.isfinite(eta) and np.isfinite(1.0 / eta)):
@@ -775,7 +779,7 @@ def fit_sums(sums: Sums, lam, B=None, rng=None, *, sampler: str = "exact", mecha
     return theta, (cal.theorem, cal.B, eta)
 
 
-def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, steps):
+def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, steps, diagnostics=None):
     """Gaussian SSP, AdaSSP or noisy gradient descent from sums weighted by ``mu*(eps_i, delta)``.
 
     ``(theta_hat, (theorem, None, noise))`` with ``noise`` a dict of the public noise parameters and the ``lam``
@@ -816,6 +820,7 @@ def _fit_gaussian(sums: Sums, lam, rng, sampler: str, mechanism: str, delta, ste
                                     "'Beyond output perturbation' (reads no data)"}
         with np.errstate(all="ignore"):
             theta = adassp._solve(release.gram, release.moment, lam, "clip")
+        _record_gram_floor(diagnostics, release.gram)
         noise = {"gram": cal.sigma_gram, "moment": cal.sigma_moment, **(noise_extra if rule == "public" else {})}
         if rule == "auto":
             noise["eigenvalue"] = cal.sigma_eigen
@@ -864,7 +869,15 @@ def _fit_objective(sums: Sums, lam, rng, sampler: str):
     return theta, ("objective", radius, {"eta": cal.eta, "ridge": cal.ridge})
 
 
-def _fit_ssp(sums: Sums, lam: float, rng, sampler: str):
+def _record_gram_floor(diagnostics, gram) -> None:
+    """Put the released Gram matrix's smallest eigenvalue, negative ones set to 0, in ``diagnostics`` (if a dict)."""
+    if diagnostics is not None:
+        with np.errstate(all="ignore"):
+            values = np.linalg.eigvalsh(np.asarray(gram, dtype=float))
+        diagnostics["gram_floor"] = float(max(0.0, values.min())) if np.all(np.isfinite(values)) else 0.0
+
+
+def _fit_ssp(sums: Sums, lam: float, rng, sampler: str, diagnostics=None):
     """SSP from the sums: ``(theta_hat, ("ssp", nan, (eta_gram, eta_moment)))``."""
     from ..mechanisms import ssp
 
@@ -885,6 +898,7 @@ def _fit_ssp(sums: Sums, lam: float, rng, sampler: str):
         A_hat = A_hat + np.triu(A_hat, 1).T
         b_hat = np.asarray(sums.moment, dtype=float) / sums.total + _sample_l2_laplace(cal.eta_moment, d, 1, gen)[0]
     theta = ssp.solve_statistics(A_hat, b_hat, lam)
+    _record_gram_floor(diagnostics, A_hat)
     if not np.all(np.isfinite(theta)):
         raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
                          f"nothing was written")

@@ -27,10 +27,12 @@ Derived in the book's chapter *Exact loss moments* (``book/moments.ipynb``).
 to :math:`\lambda\|\theta\|^2`, whose minimizer is :math:`\bar\theta = 0`; the mechanism
 returns :math:`\hat\theta = 0` without noise.  This is what the authors' code does (their
 ``eta`` is ``t`` times the number of kept points, hence 0, which their code reads as "no
-noise").  It is private: the mask depends only on the public privacy levels, never on the
-data, so under the paper's neighbouring relation (Definition 2.2: replace one point) both
-neighbours produce the empty sample with the same probability, and the constant output 0
-reveals nothing about either.
+noise").  The empty sample alone reveals nothing (the mask depends on the public levels only), but
+it breaks the sampling argument: a one-point sample's law is then compared with a point mass at 0,
+and the loss of that point can exceed its level (at ``n = 2``, levels ``0.1`` and threshold 2, the
+exact loss is 0.283).  So :func:`jorgensen` refuses an explicit threshold above the largest level;
+with ``t <= max(eps)`` the most liberal point is always kept and no sample is empty.  The thresholds
+of the paper, ``max`` and ``mean``, are never above it.
 """
 
 from __future__ import annotations
@@ -261,6 +263,11 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
         t = jorgensen_threshold(eps, threshold)
     else:
         t = check_positive(threshold, "threshold")
+        if t > eps.max():
+            raise ValueError(f"threshold = {t!r} is outside the allowed range (0, max(epsilons)] = (0, {eps.max()!r}]: "
+                             f"above the largest level every point may be dropped, and the empty sample's fixed output "
+                             f"breaks the sampling argument (book chapter 'What the guarantee does not cover', "
+                             f"proposition prop-jorgensen-lattice)")
     from .lattice import check_sampler
 
     if check_sampler(sampler) == "exact":

@@ -295,7 +295,14 @@ def bernoulli_expm1_ratio(eps, t, bits: RandomBits) -> bool:
     eps, t = Fraction(eps), Fraction(t)
     if not 0 < eps < t:
         raise ValueError(f"eps = {eps} and t = {t} are outside the allowed range 0 < eps < t")
+    cap = _small_probability_exponent(eps, t)             # p < 2**-cap, read off without any exponential
     u, k = bits.bits(64), 64
+    while k < cap:                                        # U's leading bits: a 1 among the first cap decides it
+        if u > 0:                                         # u 2**cap >= 2**k, as k < cap: U >= 2**-cap > p
+            return False
+        u, k = (u << 64) | bits.bits(64), k + 64
+    if cap and u.bit_length() > k - cap:                  # u >= 2**(k - cap): U >= 2**-cap > p
+        return False
     while True:
         a_lo, a_hi = _expm1_bounds_cached(eps, k + 8)      # the levels and the threshold repeat across coins
         b_lo, b_hi = _expm1_bounds_cached(t, k + 8)
@@ -305,3 +312,19 @@ def bernoulli_expm1_ratio(eps, t, bits: RandomBits) -> bool:
         if Fraction(u, 1 << k) >= p_hi:
             return False
         u, k = (u << 64) | bits.bits(64), k + 64
+
+
+_LOG2_E_BELOW = Fraction(1.4426950408889634)     # a double below log2(e) = 1.44269504088896340736...
+
+
+def _small_probability_exponent(eps: Fraction, t: Fraction) -> int:
+    r"""An integer ``c >= 0`` with :math:`p = (e^\varepsilon - 1)/(e^t - 1) < 2^{-c}`, from rationals only.
+
+    For :math:`t \ge 1`, :math:`p \le e^{\varepsilon - t}/(1 - e^{-t}) < 2 e^{-(t - \varepsilon)}
+    \le 2^{1 - (t - \varepsilon)\log_2 e}`, and ``(t - eps)`` times a rational below :math:`\log_2 e` bounds the
+    exponent from below.  It lets a coin with a threshold of, say, ``10**9`` be decided from its first random bits,
+    without computing :math:`e^t` (whose fixed-point digits grow like ``t``); ``0`` when ``t < 1``.
+    """
+    if t < 1:
+        return 0
+    return max(0, math.floor((t - eps) * _LOG2_E_BELOW) - 1)
