@@ -460,7 +460,8 @@ def _compare(args) -> int:
             out / "comparison.csv", index=False, lineterminator="\n")
         se_note = ("A value followed by ± is a Monte Carlo mean over releases; the ± gives one standard error of that "
                    "mean, as a percentage of the loss.\n\n") if (table["se"] > 0).any() else ""
-        (out / "comparison.md").write_text(rendering.comparison_markdown(table) + "\n\n" + se_note + comparison.NOTE
+        (out / "comparison.md").write_text(rendering.comparison_markdown(table, comparison.OWN_RIDGE) + "\n\n"
+                                           + se_note + comparison.NOTE
                                            + "\n", encoding="utf-8")
         drawn = importlib.util.find_spec("matplotlib") is not None
         if drawn:

@@ -267,3 +267,14 @@ def test_under_delta_the_gaussian_mechanisms_are_their_releases_and_the_private_
                                                                masks=2), [0.5], draws=2)
     assert not set(plain["method"]) & set(comparison.DELTA_METHODS)
     assert set(table.index.get_level_values("method")) == set(comparison.METHODS)
+
+
+def test_rows_that_choose_their_own_ridge_show_one_value():
+    from pdp_lib.replication import rendering
+
+    table = pd.DataFrame({"lam": [0.1, 1.0, 0.1, 1.0], "method": ["pdp_op", "pdp_op", "adassp", "adassp"],
+                          "loss": [0.5, 0.25, 0.125, 0.125], "se": [0.0, 0.0, 0.01, 0.01]})
+    md = rendering.comparison_markdown(table, comparison.OWN_RIDGE)
+    adassp = next(line for line in md.splitlines() if line.startswith("| " + rendering.METHOD_TITLES["adassp"]))
+    assert adassp.count("(its own λ)") == 1 and adassp.count("1.25") == 1
+    assert "(its own λ)" not in rendering.comparison_markdown(table)          # without the set: every column

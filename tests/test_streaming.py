@@ -768,6 +768,9 @@ def test_messages_name_the_flag_and_the_cause(tmp_path, capsys):
     text.to_csv(tmp_path / "na.csv", index=False)
     cases.append((_fit_args(tmp_path / "na.csv", tmp_path / "m.json", bounds),
                   "line 6, column 'charges': a missing value (an empty field, or a marker such as NA, n/a or NaN)"))
+    cases.append((_fit_args(tmp_path / "d.csv", tmp_path / "m.json", bounds) + ["--mechanism", "ssp", "--delta",
+                                                                             "1e-300"],
+                  "column 'eps': the level"))
     for argv, needle in cases:
         assert cli.main(argv) == 2, needle
         err = capsys.readouterr().err

@@ -40,7 +40,7 @@ from ..bounds import noise_scale
 from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "DELTA_METHODS", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "DELTA_METHODS", "OWN_RIDGE", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -63,6 +63,9 @@ default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte 
 
 DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta")
 """The methods of :data:`METHODS` that ``expected_losses`` gives only for sums with ``delta``."""
+
+OWN_RIDGE = ("ssp_gaussian", "adassp")
+"""The rows of :data:`METHODS` that choose their own ridge: one loss, whatever the ``lambda`` column."""
 
 PRIVATE_MEANS = ("private_mean", "private_mean_delta")
 """The private constant predictors, against which every private regression is held."""

@@ -40,7 +40,7 @@ def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, 
     sums = Sums.zeros(bounds.d)
     if len(frame):
         X, y, eps, changed = _check_chunk(frame[columns], place, 1, bounds, label, epsilon, clip)
-        sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta))
+        sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta, place, 1, epsilon))
         sums.clipped = changed
     return sums
 

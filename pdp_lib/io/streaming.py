@@ -693,7 +693,7 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     for path in data_files(source):
         for first, frame in _chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed = _check_chunk(frame, path, first, bounds, label, epsilon, clip)
-            sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta))
+            sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta, path, first, epsilon))
             sums.clipped += changed
             if progress is not None:
                 progress(X.shape[0])
@@ -702,13 +702,30 @@ def accumulate(source, bounds: Bounds, label: str, epsilon: str, *, clip: bool =
     return sums
 
 
-def gaussian_weights(eps: np.ndarray, delta: float) -> np.ndarray:
+def gaussian_weights(eps: np.ndarray, delta: float, path=None, first: int = 1, column: str = "epsilon") -> np.ndarray:
     """``mu*(eps_i, delta)`` for every row (:func:`pdp_lib.curves.tolerated_gaussian_mus`), computed once per distinct
-    level: the weights of the Gaussian mechanisms, a function of each row's public level alone."""
+    level: the weights of the Gaussian mechanisms, a function of each row's public level alone.
+
+    With ``path``, a level for which ``mu*`` cannot be computed is refused with its file, line (``first`` is the
+    chunk's first row, from 1) and ``column``, rather than with its index in the chunk.
+    """
     from ..curves import tolerated_gaussian_mus
 
     levels, index = np.unique(eps, return_inverse=True)
-    return tolerated_gaussian_mus(levels, delta)[index]
+    try:
+        return tolerated_gaussian_mus(levels, delta)[index]
+    except ValueError as exc:
+        if path is None:
+            raise
+        for level in levels:
+            try:
+                tolerated_gaussian_mus(np.array([level]), delta)
+            except ValueError:
+                r = int(np.flatnonzero(eps == level)[0])
+                reason = str(exc).split(" is outside ", 1)[-1]
+                raise ValueError(f"{_where(path, first + r)}, column {column!r}: the level {float(level)!r} with "
+                                 f"delta = {delta!r} is outside {reason}") from None
+        raise
 
 
 MECHANISMS = ("output", "ssp", "gd", "objective")

@@ -522,10 +522,11 @@ def show_code(fn) -> None:
     print(ast.unparse(tree))
 
 
-def comparison_markdown(table: pd.DataFrame) -> str:
+def comparison_markdown(table: pd.DataFrame, own_ridge=()) -> str:
     """``python -m pdp_lib compare``'s table: a row per mechanism, a column per ``lambda``, expected test losses.
 
-    A Monte Carlo estimate (Jorgensen et al.'s rows) carries its relative standard error after ``±``.
+    A Monte Carlo estimate (Jorgensen et al.'s rows) carries its relative standard error after ``±``.  The rows in
+    ``own_ridge`` choose their own ridge: their one value stands in the first column, and the others say so.
     """
     from ..formatting import markdown_table, sig
 
@@ -533,6 +534,9 @@ def comparison_markdown(table: pd.DataFrame) -> str:
     lams = list(dict.fromkeys(table["lam"]))
     cells = {(r.method, r.lam): sci_loss(r.loss) + (f" ±{sig(100 * r.se / r.loss, 2)}%" if r.se > 0 else "")
              for r in table.itertuples()}
+    for m in set(own_ridge) & set(methods):
+        for lam in lams[1:]:
+            cells[m, lam] = "(its own λ)"
     rows = [[METHOD_TITLES.get(m, m), *(cells[m, lam] for lam in lams)] for m in methods]
     return markdown_table(["mechanism", *(f"λ = {sig(lam)}" for lam in lams)], rows)
 
