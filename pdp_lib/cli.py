@@ -328,22 +328,32 @@ def _sums_rows(sums) -> int:
 
 
 def _warn_noise(theta, theorem: str, eta, lam, diagnostics: dict) -> None:
-    """Warn, on standard error, when the release is mostly noise (:mod:`pdp_lib.mechanisms.noise_energy`)."""
+    """Warn, on standard error, when the release is, or may be, mostly noise (:mod:`pdp_lib.mechanisms.noise_energy`).
+
+    Advisory: a criterion that cannot be computed (AdaSSP's ridge of 0 has no bound) says nothing, and nothing
+    here can fail the command after the model file is written.
+    """
     from .mechanisms import noise_energy as ne
 
     d = len(theta)
     floor = diagnostics.get("gram_floor", 0.0)
-    if theorem in ("ssp-gaussian", "adassp"):
-        energy = ne.gaussian_ssp_energy(eta["gram"], eta["moment"], eta["lam"], d, floor)
-    elif theorem == "gd":
-        energy = ne.gd_energy(eta["sigma"], eta["steps"], eta["step_size"], eta["lam"], d)
-    elif theorem == "objective":
-        energy = ne.objective_energy(eta["eta"], eta["ridge"], d)
-    elif theorem == "ssp":
-        energy = ne.ssp_energy(eta[0], eta[1], lam, d, floor)
-    else:
-        energy = ne.l2_laplace_energy(eta, d)
-    text = ne.noise_warning(theta, energy)
+    try:
+        if theorem in ("ssp-gaussian", "adassp"):
+            if not eta["lam"] > 0:
+                return
+            energy = ne.gaussian_ssp_energy(eta["gram"], eta["moment"], eta["lam"], d, floor)
+        elif theorem == "gd":
+            energy = ne.gd_energy(eta["sigma"], eta["steps"], eta["step_size"], eta["lam"], d)
+        elif theorem == "objective":
+            energy = ne.objective_energy(eta["eta"], eta["ridge"], d)
+        elif theorem == "ssp":
+            energy = ne.ssp_energy(eta[0], eta[1], lam, d, floor)
+        else:
+            energy = ne.l2_laplace_energy(eta, d)
+        text = ne.noise_warning(theta, energy, exact=theorem not in ("ssp-gaussian", "adassp", "gd", "objective",
+                                                                     "ssp"))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return
     if text is not None:
         print(f"warning: {text}", file=sys.stderr)
 

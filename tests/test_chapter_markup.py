@@ -118,3 +118,35 @@ def test_the_exercise_markup_detector():
 def test_exercise_directives_are_well_formed():
     bad = [f"{where}: {line[:80]}" for where, text in _markdown() for line in exercise_markup_problems(text)]
     assert not bad, "a malformed exercise or solution directive:\n" + "\n".join(bad)
+
+
+_LABEL = re.compile(r"^\((sec-[A-Za-z0-9-]+|chap-[A-Za-z0-9-]+)\)=\s*\n#+ (.*)$", re.M)
+_BARE_REF = re.compile(r"\{ref\}`([A-Za-z0-9-]+)`")
+
+
+def _headings() -> dict:
+    """Each label of the book and the heading it stands before."""
+    return {m.group(1): m.group(2) for _, text in _markdown() for m in _LABEL.finditer(text)}
+
+
+def test_no_link_shows_raw_latex():
+    # a {ref} without its own text shows the heading's source: a heading with math shows raw LaTeX on the site
+    headings = _headings()
+    assert "sec-adassp" in headings and "$" in headings["sec-adassp"]          # the detector sees one
+    bad = [f"{where}: {{ref}}`{label}` -> {headings[label][:60]}" for where, text in _markdown()
+           for label in _BARE_REF.findall(text) if "$" in headings.get(label, "")]
+    assert not bad, "give these links their own text ({ref}`text <label>`):\n" + "\n".join(bad)
+
+
+def test_the_introductions_chapter_map_lists_every_chapter_with_its_number():
+    import yaml
+
+    toc = yaml.safe_load((BOOK.parent / "_toc.yml").read_text(encoding="utf-8"))
+    files = [c["file"] for part in toc["parts"] if part.get("numbered") for c in part["chapters"]]
+    labels = []
+    for f in files:
+        first = nbformat.read(BOOK.parent / f"{f}.ipynb", as_version=4).cells[0].source
+        labels.append(re.match(r"\((chap-[a-z-]+)\)=", first).group(1))
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| \{ref\}`(chap-[a-z-]+)` \|", intro, flags=re.M)
+    assert [(int(n), label) for n, label in rows] == list(enumerate(labels, start=1))

@@ -87,7 +87,7 @@ def test_the_command_line_warns_on_noise_and_not_on_signal(tmp_path, capsys, mec
             argv = ["fit", str(tmp_path / f"{name}.csv"), "--label", "y", "--epsilon", "eps", *lam, "--seed",
                     str(seed), "--out", str(tmp_path / f"{name}.json"), *mechanism]
             assert cli.main(argv) == 0
-            fired[name] += "the release is mostly noise" in capsys.readouterr().err
+            fired[name] += "mostly noise" in capsys.readouterr().err
     assert fired["noise"] >= 8 and fired["signal"] == 0, fired
 
 
@@ -106,16 +106,48 @@ def test_the_estimator_warns_on_noise_and_not_on_signal():
 def test_compare_says_when_no_private_regression_beats_the_private_mean(tmp_path, capsys):
     from pdp_lib.io import comparison
 
-    table = pd.DataFrame({"lam": [1.0, 1.0, 1.0, 1.0, 10.0], "method": ["pdp_op", "ssp", "private_mean", "mean",
-                                                                        "pdp_op"],
-                          "loss": [0.30, 0.25, 0.20, 0.01, 0.22], "se": 0.0})
-    verdict = comparison.private_mean_verdict(table)
-    assert verdict.startswith("No private regression beats the private mean here: the best, pdp_op at lambda = 10")
-    table.loc[1, "loss"] = 0.19
-    assert comparison.private_mean_verdict(table) is None          # ssp beats it: nothing said
+    table = pd.DataFrame({"lam": [1.0, 1.0, 1.0, 1.0, 10.0, 1.0, 1.0],
+                          "method": ["pdp_op", "ssp", "private_mean", "mean", "pdp_op", "ssp_gaussian",
+                                     "private_mean_delta"],
+                          "loss": [0.30, 0.25, 0.20, 0.01, 0.22, 0.21, 0.20],
+                          "se": [0.0, 0.01, 0.0, 0.0, 0.0, 0.0, 0.0]})
+    verdict = comparison.private_mean_verdict(table).splitlines()
+    assert len(verdict) == 2                          # each guarantee against its own mean
+    assert verdict[0].startswith("Under pure DP, no private regression clearly beats the private mean (private_mean")
+    assert "the best, pdp_op at lambda = 10" in verdict[0]
+    assert "(private_mean_delta, expected test loss 0.2)" in verdict[1]
+    table.loc[1, "loss"] = 0.19                       # ssp 0.19 +- 0.01: within two standard errors of 0.20
+    assert len(comparison.private_mean_verdict(table).splitlines()) == 2
+    table.loc[1, "loss"] = 0.17                       # now clearly below: pure DP says nothing
+    assert comparison.private_mean_verdict(table).splitlines()[0].startswith("Under (epsilon_i, delta)-DP")
+    table.loc[5, "loss"] = 0.15
+    assert comparison.private_mean_verdict(table) is None
     rng = np.random.default_rng(5)       # labels off 0 and independent of the features: only their mean to learn
     pd.DataFrame(rng.random((300, 3)), columns=["a", "b", "c"]).assign(y=rng.uniform(0.2, 0.6, 300), eps=0.5).to_csv(
         tmp_path / "noise.csv", index=False)
     assert cli.main(["compare", str(tmp_path / "noise.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1,10",
                      "--out", str(tmp_path / "out")]) == 0
-    assert "No private regression beats the private mean here" in capsys.readouterr().out
+    assert "Under pure DP, no private regression clearly beats the private mean" in capsys.readouterr().out
+
+
+def test_adassp_with_a_ridge_of_zero_warns_nothing_and_does_not_fail(tmp_path, capsys):
+    _table(tmp_path / "signal.csv", 50_000, 20.0, signal=True)
+    for seed in range(3):
+        argv = ["fit", str(tmp_path / "signal.csv"), "--label", "y", "--epsilon", "eps", "--seed", str(seed),
+                "--out", str(tmp_path / f"a{seed}.json"), "--mechanism", "ssp", "--delta", "1e-5", "--lam", "auto"]
+        assert cli.main(argv) == 0
+        assert "mostly noise" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mechanism", [["--mechanism", "ssp", "--lam", "0.01"],
+                                       ["--mechanism", "ssp", "--delta", "1e-5", "--lam", "public"],
+                                       ["--mechanism", "ssp", "--delta", "1e-5", "--lam", "auto"]])
+def test_no_warning_on_a_strong_signal_at_a_small_or_chosen_ridge(tmp_path, capsys, mechanism):
+    # 3,000 rows at level 1, y = x_1 - x_2: these releases are mostly signal (objective perturbation's bound is too
+    # loose here, see the module docstring; output perturbation at lambda = 0.01 is mostly noise indeed, and noisy
+    # gradient descent's 20 steps at lambda = 0.01 release norms from 0.33 to 0.52 against a noise norm near 0.46)
+    _table(tmp_path / "s.csv", 3000, 1.0, signal=True)
+    for seed in range(3):
+        assert cli.main(["fit", str(tmp_path / "s.csv"), "--label", "y", "--epsilon", "eps", "--seed", str(seed),
+                         "--out", str(tmp_path / "m.json"), *mechanism]) == 0
+        assert "mostly noise" not in capsys.readouterr().err
