@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .mechanisms import noise_energy
 from .mechanisms.exact_sampling import RandomBits
 from .mechanisms.gaussian import _run_gaussian
 from .mechanisms.lattice import check_sampler, lattice_calibration, rounds_bound
@@ -203,6 +204,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             epsilons = np.full(X.shape[0], level)
         if self.fit_intercept:
             X = np.hstack([X, np.ones((X.shape[0], 1))])
+        self._noise_bound = None
         self._fit_theta(X, y, epsilons)
         self._warn_noise()
         theta = self.coef_
@@ -213,11 +215,13 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     def _warn_noise(self) -> None:
         """A :class:`NoiseWarning` when output perturbation's release is mostly noise (a public criterion on the
         release and its noise's law: :mod:`pdp_lib.mechanisms.noise_energy`)."""
-        from .mechanisms import noise_energy
-
-        if self.mechanism != "output":
-            return
         d = self.coef_.shape[0]
+        if self.mechanism != "output":       # a bound or an estimate, set by the mechanism's fit (if any)
+            if self._noise_bound is not None:
+                text = noise_energy.noise_warning(self.coef_, self._noise_bound, exact=False)
+                if text is not None:
+                    warnings.warn(text, NoiseWarning, stacklevel=3)
+            return
         if np.isfinite(self.eta_):
             energy = noise_energy.l2_laplace_energy(self.eta_, d)
         elif np.isfinite(self.sigma_):
@@ -324,6 +328,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         check_objective_sampler(self.sampler)
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         self.coef_, cal = _release(X, y, eps, lam, self.random_state, None, 0.5)
+        self._noise_bound = noise_energy.objective_energy(cal.eta, cal.ridge, X.shape[1])
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = float(cal.ridge)
@@ -346,6 +351,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
+        self._noise_bound = noise_energy.ssp_energy(cal.eta_gram, cal.eta_moment, lam, X.shape[1],
+                                                    noise_energy.gram_floor(A_hat))
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")
         self.lam_ = float(lam)
@@ -378,6 +385,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         elif rule == "public":          # the chapter's public ridge: public noise parameters only
             lam = float(ridge_rule(0.0, release.calibration.sigma_gram, 0.0, X.shape[1], delta))
         self.coef_ = solve_statistics(release.gram, release.moment, lam)
+        if lam > 0:                     # AdaSSP may choose 0: no bound then
+            cal = release.calibration
+            self._noise_bound = noise_energy.gaussian_ssp_energy(cal.sigma_gram, cal.sigma_moment, lam, X.shape[1],
+                                                                 noise_energy.gram_floor(release.gram))
         mus = tolerated_gaussian_mus(eps, delta)
         self.weights_ = mus / mus.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")

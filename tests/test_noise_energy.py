@@ -151,3 +151,17 @@ def test_no_warning_on_a_strong_signal_at_a_small_or_chosen_ridge(tmp_path, caps
         assert cli.main(["fit", str(tmp_path / "s.csv"), "--label", "y", "--epsilon", "eps", "--seed", str(seed),
                          "--out", str(tmp_path / "m.json"), *mechanism]) == 0
         assert "mostly noise" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs", [dict(mechanism="ssp"), dict(mechanism="objective", sampler="float"),
+                                    dict(mechanism="ssp", noise="gaussian", delta=1e-5)])
+def test_the_estimator_warns_for_the_other_mechanisms_too(kwargs):
+    rng = np.random.default_rng(6)
+    X = rng.random((2000, 3))
+    with pytest.warns(pdp_lib.NoiseWarning, match="may be mostly noise"):
+        pdp_lib.PersonalizedRidge(lam=1.0, random_state=2, **kwargs).fit(X, np.zeros(2000), np.full(2000, 0.5))
+    X = rng.random((50_000, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdp_lib.NoiseWarning)
+        pdp_lib.PersonalizedRidge(lam=1.0, random_state=2, **kwargs).fit(X, X @ np.array([1.0, -1.0, 0.0]),
+                                                                        np.full(50_000, 20.0))

@@ -771,6 +771,10 @@ def test_messages_name_the_flag_and_the_cause(tmp_path, capsys):
     cases.append((_fit_args(tmp_path / "d.csv", tmp_path / "m.json", bounds) + ["--mechanism", "ssp", "--delta",
                                                                              "1e-300"],
                   "column 'eps': the level"))
+    cases += [(["predict", str(tmp_path / "absent.json"), str(tmp_path / "d.csv"), "--out", str(tmp_path / "p.csv")],
+               "MODEL '" + str(tmp_path / "absent.json") + "' does not exist"),
+              (["predict", str(tmp_path), str(tmp_path / "d.csv"), "--out", str(tmp_path / "p.csv")],
+               "is a folder, not a model file")]
     for argv, needle in cases:
         assert cli.main(argv) == 2, needle
         err = capsys.readouterr().err

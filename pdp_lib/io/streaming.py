@@ -889,9 +889,9 @@ def _fit_objective(sums: Sums, lam, rng, sampler: str):
 def _record_gram_floor(diagnostics, gram) -> None:
     """Put the released Gram matrix's smallest eigenvalue, negative ones set to 0, in ``diagnostics`` (if a dict)."""
     if diagnostics is not None:
-        with np.errstate(all="ignore"):
-            values = np.linalg.eigvalsh(np.asarray(gram, dtype=float))
-        diagnostics["gram_floor"] = float(max(0.0, values.min())) if np.all(np.isfinite(values)) else 0.0
+        from ..mechanisms.noise_energy import gram_floor
+
+        diagnostics["gram_floor"] = gram_floor(gram)
 
 
 def _fit_ssp(sums: Sums, lam: float, rng, sampler: str, diagnostics=None):
@@ -1082,6 +1082,10 @@ def model_record(theta, bounds: Bounds, sums: Sums, lam, theorem: str, B: float,
 def read_model(path) -> dict:
     """Read a model file written by ``python -m pdp_lib fit``; refuses a file that is not one, naming it."""
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"MODEL {str(p)!r} is a folder, not a model file")
+    if not p.exists():
+        raise FileNotFoundError(f"MODEL {str(p)!r} does not exist")
     try:
         record = json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -51,11 +51,19 @@ import math
 
 import numpy as np
 
-__all__ = ["MOSTLY_NOISE", "l2_laplace_energy", "gaussian_energy", "objective_energy", "ssp_energy",
+__all__ = ["MOSTLY_NOISE", "gram_floor", "l2_laplace_energy", "gaussian_energy", "objective_energy", "ssp_energy",
            "gaussian_ssp_energy", "gd_energy", "mostly_noise", "noise_warning"]
 
 MOSTLY_NOISE = 0.5
 """The release is mostly noise when the noise's expected energy is at least this share of the release's energy."""
+
+
+def gram_floor(gram) -> float:
+    """The smallest eigenvalue of a released Gram matrix with its negative eigenvalues set to 0 (post-processing of
+    the release; ``0`` when it cannot be computed)."""
+    with np.errstate(all="ignore"):
+        values = np.linalg.eigvalsh(np.asarray(gram, dtype=float))
+    return float(max(0.0, values.min())) if np.all(np.isfinite(values)) else 0.0
 
 
 def l2_laplace_energy(eta: float, d: int) -> float:
