@@ -240,8 +240,8 @@ def _add_data_options(cmd) -> None:
     cmd.add_argument("--intercept", action="store_true",
                      help="fit an intercept: a constant feature 1 appended to every row (inside the domain, so the "
                           "guarantee holds with d + 1 features), penalized by lambda like every coefficient (unlike "
-                          "scikit-learn's: the guarantee needs strong convexity in every direction); the model file "
-                          "holds it as 'intercept'")
+                          "scikit-learn's: the guarantee's proof uses strong convexity in every direction); the model "
+                          "file holds it as 'intercept'")
     cmd.add_argument("--ignore", metavar="COL", action="append", default=[],
                      help="a column to leave out on purpose (repeat for several); any other column that is "
                           "neither a declared feature, the label nor the level is refused")

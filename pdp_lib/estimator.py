@@ -127,8 +127,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         Fit an intercept: a constant feature 1 is appended to every row before Algorithm 1 (it lies in
         ``[0, 1]``, so the domain and the guarantee are unchanged, with ``d + 1`` in the calibration),
         and its coefficient is ``intercept_``.  The intercept is penalized by ``lam`` like every other
-        coefficient, unlike scikit-learn's: the guarantee needs the objective strongly convex in every
-        direction (Lemma A.1 bounds the solution through ``lam``).  Centring the label on a public guess (its
+        coefficient, unlike scikit-learn's: the guarantee's proof uses the objective's strong convexity in
+        every direction (Lemma A.1 and Theorem A.4 bound the solution and its sensitivity through ``lam``).  Centring the label on a public guess (its
         bounds centred on it) makes the penalty cost less.  ``False``: the paper's model, through the origin.
 
     Attributes
