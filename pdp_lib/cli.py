@@ -235,8 +235,8 @@ def _add_data_options(cmd) -> None:
                      help="clamp values outside their bounds instead of refusing them (the number of rows clamped "
                           "goes to standard error for the operator, marked as not private, never to the model)")
     cmd.add_argument("--levels-as-given", action="store_true",
-                     help="take a level column that looks like percentages (whole numbers from 1 to 100, or a "
-                          "largest level of 100) as it is, without the warning")
+                     help="take a level column that looks like percentages (whole numbers from 1 to 100 with the "
+                          "largest at least 20, or a largest level of 100) as it is, without the warning")
     cmd.add_argument("--intercept", action="store_true",
                      help="fit an intercept: a constant feature 1 appended to every row (inside the domain, so the "
                           "guarantee holds with d + 1 features), penalized by lambda like every coefficient (unlike "
@@ -352,14 +352,15 @@ def _warn_noise(theta, theorem: str, eta, lam, diagnostics: dict) -> None:
             energy = ne.l2_laplace_energy(eta, d)
         text = ne.noise_warning(theta, energy, exact=theorem not in ("ssp-gaussian", "adassp", "gd", "objective",
                                                                      "ssp"))
-    except (ValueError, ZeroDivisionError, OverflowError):
+    except Exception:                                     # noqa: BLE001 - advisory: never fails the command
         return
     if text is not None:
         print(f"warning: {text}", file=sys.stderr)
 
 
 def _warn_percentages(args, sums) -> None:
-    """Warn, on standard error, when the level column looks like percentages (:meth:`Sums.look_like_percentages`)."""
+    """Warn, on standard error, when the level column looks like percentages
+    (:func:`pdp_lib.io.streaming.look_like_percentages`): before any noise is drawn or any file written."""
     import numpy as np
 
     from .io.streaming import look_like_percentages
@@ -463,6 +464,7 @@ def _compare(args) -> int:
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
                                            clip=args.clip, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
                                            progress=bar.update, ignore=args.ignore, delta=args.delta)
+        _warn_percentages(args, sums)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
         out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
         # every output says its units and that it is not private (comparison.NOTE)
@@ -482,7 +484,6 @@ def _compare(args) -> int:
             print("comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'", file=sys.stderr)
 
     _report_clipped(args, sums)
-    _warn_percentages(args, sums)
     print(f"compared on {sums.plain.rows} training and {sums.test.rows} test rows; "
           f"wrote {out / 'comparison.csv'}, comparison.md{' and comparison.png' if drawn else ''}. {comparison.NOTE}")
     verdict = comparison.private_mean_verdict(table)
@@ -573,6 +574,7 @@ def _fit(args) -> int:
                                         delta=args.delta)
         else:
             sums = _cluster_sums(args, bounds)
+        _warn_percentages(args, sums)
         B = "sharp" if args.bound == "sharp" else None
         diagnostics = {}
         theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler,
@@ -583,7 +585,6 @@ def _fit(args) -> int:
         streaming.write_model(record, args.out)
 
     _report_clipped(args, sums)
-    _warn_percentages(args, sums)
     _warn_noise(theta, theorem, eta, args.lam, diagnostics)
     if theorem in streaming.GAUSSIAN_THEOREMS:
         if args.delta * sums.rows >= 1:
@@ -706,7 +707,8 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 on success, 2 on bad arguments, 1 on an unexpected error).
 
     An unexpected error is reported in one line naming its type, not as a traceback (``PDP_LIB_TRACEBACK=1`` shows
-    it); the commands write their files last, so such an error leaves nothing half-written behind.
+    it).  The commands write their files last: ``fit`` one model file, ``predict`` a temporary file renamed at the
+    end, ``compare`` its three files one after another (an error while writing them can leave the first).
     """
     try:
         return _run(sys.argv[1:] if argv is None else list(argv))

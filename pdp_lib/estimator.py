@@ -180,9 +180,10 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y, epsilons=None):
         """Fit by PDP-OP; ``X`` in ``[0,1]^(n x d)``, ``y`` in ``[-1,1]^n``, ``epsilons > 0``.
 
-        ``epsilons`` (one level per row) may be left out when the estimator holds one level for every
-        row (``epsilon``); it is metadata that ``Pipeline`` and the model-selection tools route to
-        ``fit`` once ``set_fit_request(epsilons=True)`` has been called.
+        ``epsilons`` (one level per row) may be left out: every row then gets ``epsilon``, or, when that is
+        ``None`` too, :data:`DEFAULT_EPSILON` with a :class:`PrivacyLevelWarning`.  It is metadata that
+        ``Pipeline`` and the model-selection tools route to ``fit`` once ``set_fit_request(epsilons=True)`` has
+        been called.
         """
         from sklearn.utils.validation import validate_data
 
@@ -213,14 +214,23 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         return self
 
     def _warn_noise(self) -> None:
-        """A :class:`NoiseWarning` when output perturbation's release is mostly noise (a public criterion on the
-        release and its noise's law: :mod:`pdp_lib.mechanisms.noise_energy`)."""
+        """A :class:`NoiseWarning` when the release is, or may be, mostly noise (a public criterion on the release and
+        its noise's law: :mod:`pdp_lib.mechanisms.noise_energy`); every mechanism but gradient descent.  Advisory:
+        a criterion that cannot be computed in floating point (levels so small that the energy overflows) says
+        nothing."""
+        try:
+            self._warn_noise_unguarded()
+        except (ArithmeticError, ValueError):
+            return
+
+    def _warn_noise_unguarded(self) -> None:
         d = self.coef_.shape[0]
         if self.mechanism != "output":       # a bound or an estimate, set by the mechanism's fit (if any)
-            if self._noise_bound is not None:
-                text = noise_energy.noise_warning(self.coef_, self._noise_bound, exact=False)
+            if self._noise_bound is not None:       # (a function of noise_energy, its arguments)
+                name, args = self._noise_bound
+                text = noise_energy.noise_warning(self.coef_, getattr(noise_energy, name)(*args), exact=False)
                 if text is not None:
-                    warnings.warn(text, NoiseWarning, stacklevel=3)
+                    warnings.warn(text, NoiseWarning, stacklevel=4)
             return
         if np.isfinite(self.eta_):
             energy = noise_energy.l2_laplace_energy(self.eta_, d)
@@ -230,7 +240,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             return
         text = noise_energy.noise_warning(self.coef_, energy)
         if text is not None:
-            warnings.warn(text, NoiseWarning, stacklevel=3)
+            warnings.warn(text, NoiseWarning, stacklevel=4)
 
     def _fit_theta(self, X, y, epsilons):
         """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""
@@ -328,7 +338,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         check_objective_sampler(self.sampler)
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         self.coef_, cal = _release(X, y, eps, lam, self.random_state, None, 0.5)
-        self._noise_bound = noise_energy.objective_energy(cal.eta, cal.ridge, X.shape[1])
+        self._noise_bound = ("objective_energy", (cal.eta, cal.ridge, X.shape[1]))
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = float(cal.ridge)
@@ -351,8 +361,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
-        self._noise_bound = noise_energy.ssp_energy(cal.eta_gram, cal.eta_moment, lam, X.shape[1],
-                                                    noise_energy.gram_floor(A_hat))
+        self._noise_bound = ("ssp_energy", (cal.eta_gram, cal.eta_moment, lam, X.shape[1],
+                                            noise_energy.gram_floor(A_hat)))
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")
         self.lam_ = float(lam)
@@ -387,8 +397,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.coef_ = solve_statistics(release.gram, release.moment, lam)
         if lam > 0:                     # AdaSSP may choose 0: no bound then
             cal = release.calibration
-            self._noise_bound = noise_energy.gaussian_ssp_energy(cal.sigma_gram, cal.sigma_moment, lam, X.shape[1],
-                                                                 noise_energy.gram_floor(release.gram))
+            self._noise_bound = ("gaussian_ssp_energy", (cal.sigma_gram, cal.sigma_moment, lam, X.shape[1],
+                                                         noise_energy.gram_floor(release.gram)))
         mus = tolerated_gaussian_mus(eps, delta)
         self.weights_ = mus / mus.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")

@@ -49,7 +49,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from .validation import _as_float_array, _first_bad, _fmt_idx
 
@@ -226,7 +226,7 @@ def scale_labels(y, lower, upper, *, symmetric=False, clip=False) -> np.ndarray:
     return 2.0 * unit - 1.0 if symmetric else unit
 
 
-class DomainScaler(TransformerMixin, BaseEstimator):
+class DomainScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scikit-learn transformer: :func:`scale_to_domain` with fixed public bounds.
 
     Unlike ``sklearn.preprocessing.MinMaxScaler``, ``fit`` learns *nothing*
@@ -278,7 +278,9 @@ class DomainScaler(TransformerMixin, BaseEstimator):
             raise ValueError(f"X[{i}, {j}] = {float(arr[i, j])!r} is outside the allowed range (-inf, inf)")
         d = arr.shape[1]
         for name, bound in (("lower", self.lower), ("upper", self.upper)):
-            if columns is None and isinstance(bound, (pd.Series, dict)):
+            keyed = isinstance(bound, dict) or (isinstance(bound, pd.Series)
+                                                and list(bound.index) != list(range(len(bound))))
+            if columns is None and keyed:
                 raise ValueError(f"{name} is keyed by column name, but X has no column names: pass X as a "
                                  f"DataFrame, or give {name} as one bound per column in order")
         if hasattr(self, "feature_names_in_"):
@@ -322,18 +324,7 @@ class DomainScaler(TransformerMixin, BaseEstimator):
                              f"features as input")
         return arr
 
-    def get_feature_names_out(self, input_features=None):
-        """The output's column names: the input's (the scaler maps each column to itself).
 
-        Parameters
-        ----------
-        input_features : array-like of str, optional
-            Must equal ``feature_names_in_`` when that is set; default ``x0, x1, ...`` without it.
-        """
-        from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
-
-        check_is_fitted(self, "lower_")
-        return _check_feature_names_in(self, input_features)
 
     def transform(self, X):
         """Return :func:`scale_to_domain` of ``X`` with the fitted bounds."""

@@ -726,7 +726,8 @@ def test_fit_from_a_checkout_that_is_not_installed_and_unexpected_errors_in_one_
 
 @pytest.mark.parametrize("levels, warned", [([5, 10, 50, 100], True), ([1, 2, 5, 20], True), ([0.5, 100.0], True),
                                             ([1, 1, 1, 1], False), ([0.1, 0.5, 1.0, 3.0], False),
-                                            ([1, 2, 3, 4], False), ([2.5, 10, 50], False)])
+                                            ([1, 2, 3, 4], False), ([2.5, 10, 50], False), ([1, 2, 5], False),
+                                            ([1, 10], False)])
 def test_levels_that_look_like_percentages_are_warned_about(tmp_path, capsys, levels, warned):
     raw = _table(200)
     raw["eps"] = np.resize(np.array(levels, dtype=float), len(raw))
@@ -756,7 +757,7 @@ def test_messages_name_the_flag_and_the_cause(tmp_path, capsys):
     text.to_csv(tmp_path / "thousands.csv", index=False)
     cases.append((_fit_args(tmp_path / "thousands.csv", tmp_path / "m.json", bounds),
                   "'1,234.50' is not a number (a thousands separator? write the number without it)"))
-    text.loc[3, "f0"] = "12,5"
+    text.loc[3, "f0"] = "0,500"                     # a decimal comma, not a thousands separator
     text.to_csv(tmp_path / "comma.csv", index=False)
     cases.append((_fit_args(tmp_path / "comma.csv", tmp_path / "m.json", bounds), "(a decimal comma? write a point)"))
     for sep, name in ((";", "semi"), ("|", "pipe"), ("\t", "tab")):

@@ -96,9 +96,10 @@ def private_mean_verdict(table) -> str | None:
         if ((models["loss"] + 2.0 * models["se"]) < mean_loss).any():
             continue
         row = models.loc[models["loss"].idxmin()]
+        where = "at its own ridge" if row["method"] in OWN_RIDGE else f"at lambda = {float(row['lam']):.3g}"
         lines.append(f"Under {guarantee}, no private regression clearly beats the private mean ({mean}, expected "
-                     f"test loss {mean_loss:.3g}): the best, {row['method']} at lambda = {float(row['lam']):.3g}, "
-                     f"has {float(row['loss']):.3g}; release the private mean, or get more rows or higher levels.")
+                     f"test loss {mean_loss:.3g}): the best, {row['method']} {where}, has {float(row['loss']):.3g}; "
+                     f"release the private mean, or get more rows or higher levels.")
     return "\n".join(lines) or None
 
 

@@ -361,8 +361,10 @@ def _chunks(path: Path, columns: list, chunk_rows: int, allowed=None):
 
 def look_like_percentages(level_min: float, level_max: float, whole: bool) -> bool:
     """Whether levels from ``level_min`` to ``level_max`` (all whole numbers when ``whole``) look like percentages:
-    a largest level of exactly 100, or whole numbers in ``[1, 100]`` with the largest at least 5."""
-    return level_max == 100 or (whole and level_min >= 1 and 5 <= level_max <= 100)
+    a largest level of exactly 100, or whole numbers in ``[1, 100]`` with the largest at least 20 (a level of 20
+    allows a likelihood ratio of ``e**20``: as a choice it is rare, as a percentage common; sets such as
+    ``{1, 2, 5}`` or ``{1, 10}`` are ordinary levels and pass)."""
+    return level_max == 100 or (whole and level_min >= 1 and 20 <= level_max <= 100)
 
 
 @dataclass
@@ -390,7 +392,7 @@ class Sums:
         The sum (exactly, in the units of ``exact_total``) and the smallest of the weights the sums were accumulated
         with: the levels themselves, or ``mu*(eps_i, delta)`` for the Gaussian mechanisms (``add(..., weights=)``).
     levels_whole : bool
-        Whether every level is a whole number (public, as the levels are), read by :meth:`look_like_percentages`.
+        Whether every level is a whole number (public, as the levels are), read by :func:`look_like_percentages`.
     rounds : int
         A bound on the roundings any term meets in ``gram`` and ``moment``, a function of the chunks' and
         partitions' sizes only, at most :func:`pdp_lib.mechanisms.lattice.rounds_bound` of the rows
@@ -461,13 +463,6 @@ class Sums:
                     weight_exact_total=self.weight_exact_total + other.weight_exact_total,
                     weight_min=min(self.weight_min, other.weight_min),
                     levels_whole=self.levels_whole and other.levels_whole)
-
-    def look_like_percentages(self) -> bool:
-        """Whether the levels look like percentages (``5`` meant as ``0.05``): a largest level of exactly 100, or
-        every level a whole number in ``[1, 100]`` with the largest at least 5.  Public: the levels are.  A level of
-        50 promises almost nothing (a likelihood ratio of ``e**50``), so such a column is far more often a
-        percentage than a choice."""
-        return self.rows > 0 and look_like_percentages(self.level_min, self.level_max, self.levels_whole)
 
     @property
     def total(self) -> float:
@@ -580,7 +575,7 @@ def _refuse(path, row: int, column: str, value, allowed: str):
     raise ValueError(f"{_where(path, row)}, column {column!r}: {value!r} is outside the allowed range {allowed}")
 
 
-_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(,\d{3})+(\.\d*)?\s*$")
+_THOUSANDS = re.compile(r"^\s*[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?\s*$")
 """A number written with commas between groups of three digits, as ``1,234.50``."""
 
 

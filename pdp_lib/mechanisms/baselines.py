@@ -219,8 +219,9 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
 
     Draws the sample with :func:`jorgensen_mask` (threshold ``t``), then runs
     :func:`pdp_lib.pdp_op` on the ``k`` kept points with every level equal to ``t``: uniform
-    weights ``1/k`` and ``eta = lam k t / (2 sqrt(d) (1 + sqrt(d) B(lam)))``.  With no point
-    kept it returns ``0`` without noise (see the module docstring for why this is private).
+    weights ``1/k`` and ``eta = lam k t / (2 sqrt(d) (1 + sqrt(d) B(lam)))``.  A threshold of at most
+    the largest level keeps the most liberal point always, so the sample is never empty (the module
+    docstring says why an empty sample would break the guarantee).
     The mask's coins are drawn from ``rng`` first, then the noise.
 
     With ``sampler="exact"`` (the default) the coins are exact (:func:`jorgensen_mask_exact`) and every sample's
@@ -241,7 +242,7 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     lam : float
         ``lambda > 0``.
     threshold : {'max', 'mean'} or float, default 'max'
-        ``t = max(eps)``, ``t = mean(eps)`` or an explicit ``t > 0``.
+        ``t = max(eps)``, ``t = mean(eps)`` or an explicit ``t`` in ``(0, max(eps)]``.
     B : float, optional
         Public bound of Assumption 3.1 (Theorem 3.2) for the base mechanism.
     rng : None, int or numpy.random.Generator
@@ -264,7 +265,8 @@ def jorgensen(X, y, epsilons, lam, threshold="max", B=None, rng=None, return_mas
     else:
         t = check_positive(threshold, "threshold")
         if t > eps.max():
-            raise ValueError(f"threshold = {t!r} is outside the allowed range (0, max(epsilons)] = (0, {eps.max()!r}]: "
+            raise ValueError(f"threshold = {t!r} is outside the allowed range (0, max(epsilons)] = "
+                             f"(0, {float(eps.max())!r}]: "
                              f"above the largest level every point may be dropped, and the empty sample's fixed output "
                              f"breaks the sampling argument (book chapter 'What the guarantee does not cover', "
                              f"proposition prop-jorgensen-lattice)")
