@@ -181,9 +181,12 @@ def jorgensen_step_exponent(n: int, t: float, lam, d: int, B=None) -> int:
     ``t``, ``lambda``, ``d`` and ``B`` only: the output's lattice says nothing about which points were kept
     (book chapter *What the guarantee does not cover*, proposition *prop-jorgensen-lattice*).
     """
+    from fractions import Fraction
+
     from .lattice import lattice_calibration, rounds_bound
 
-    return lattice_calibration(math.fsum([float(t)] * int(n)), float(t), rounds_bound(int(n)), lam, d,
+    # n t correctly rounded: the value math.fsum gives for n copies of t, without a list of n doubles
+    return lattice_calibration(float(Fraction(float(t)) * int(n)), float(t), rounds_bound(int(n)), lam, d,
                                B).step_exponent
 
 

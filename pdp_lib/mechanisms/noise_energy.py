@@ -107,10 +107,14 @@ def gd_energy(sigma: float, steps: int, step_size: float, lam: float, d: int) ->
     return d * sigma**2 * step_size**2 * total
 
 
+def _energy(theta_hat) -> float:
+    """The release's energy :math:`\\|\\hat\\theta\\|^2`: the squared coordinates summed by :func:`math.fsum`."""
+    return math.fsum(float(v) ** 2 for v in np.asarray(theta_hat, dtype=float).ravel())
+
+
 def mostly_noise(theta_hat, energy: float) -> bool:
     """Whether the noise's expected energy is at least :data:`MOSTLY_NOISE` of the release's (module docstring)."""
-    theta = np.asarray(theta_hat, dtype=float)
-    return bool(energy >= MOSTLY_NOISE * math.fsum(float(v) ** 2 for v in theta.ravel()))
+    return bool(energy >= MOSTLY_NOISE * _energy(theta_hat))
 
 
 def noise_warning(theta_hat, energy: float, exact: bool = True) -> str | None:
@@ -121,7 +125,7 @@ def noise_warning(theta_hat, energy: float, exact: bool = True) -> str | None:
     """
     if not mostly_noise(theta_hat, energy):
         return None
-    norm = math.sqrt(math.fsum(float(v) ** 2 for v in np.asarray(theta_hat, dtype=float).ravel()))
+    norm = math.sqrt(_energy(theta_hat))
     share = f"{math.sqrt(energy) / norm:.0%}" if norm > 0 else "more than all"
     what = ("the release is mostly noise: the noise's expected norm (the root of its expected energy, public)"
             if exact else "the release may be mostly noise: a public bound or estimate of the noise's expected norm")
