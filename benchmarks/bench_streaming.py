@@ -52,9 +52,9 @@ def _peak_mb() -> float:
 def dask_fit_time(folder: Path, client):
     import dask.dataframe as dd
 
-    from pdp_lib.io import dask_fit, streaming
+    from pdp_lib.io import dask_fit, public_bounds
 
-    bounds = streaming.domain_bounds(folder, "y", "eps")
+    bounds = public_bounds.domain_bounds(folder, "y", "eps")
     t0 = time.perf_counter()
     dask_fit.fit_dask(dd.read_parquet(str(folder)), "y", "eps", 1.0, bounds, client=client)
     elapsed = time.perf_counter() - t0
@@ -82,9 +82,9 @@ SEED = 11
 
 _IN_MEMORY = ("import json, resource, sys, time\n"
               "import numpy as np, pandas as pd, pdp_lib\n"
-              "from pdp_lib.io import streaming\n"
+              "from pdp_lib.io import tables\n"
               "folder, model, mechanism = sys.argv[1:4]\n"
-              "parts = streaming.data_files(folder)\n"
+              "parts = tables.data_files(folder)\n"
               "frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)\n"
               "X = frame[[f'x{j}' for j in range(12)]].to_numpy()\n"
               "y, eps = frame['y'].to_numpy(), frame['eps'].to_numpy()\n"

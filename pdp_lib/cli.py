@@ -44,7 +44,7 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
     python -m pdp_lib predict MODEL DATA --out FILE
 
 fits PDP-OP on a CSV or Parquet table (a file, a folder of parts or a glob) read in chunks, with
-public bounds from a TOML file (:mod:`pdp_lib.io.streaming`), and writes the model as JSON: the
+public bounds from a TOML file (:mod:`pdp_lib.io.public_bounds`), and writes the model as JSON: the
 estimate and its columns, ``lambda``, ``B`` and ``eta``, and the privacy statement (the guarantee, the
 neighbouring relation, what is public, the theorem and its paper, the floating-point status, a summary
 of the public levels whose size does not depend on the number of rows, the bounds); no row, no seed,
@@ -163,6 +163,8 @@ def _positive_float(name):
 
 
 def _add_fit(sub) -> None:
+    from .mechanisms.registry import MECHANISMS, help_text
+
     fit = sub.add_parser("fit", help="fit PDP-OP on your own CSV or Parquet table",
                          description="Fit PDP-OP on a table with a privacy level per row, reading it in chunks "
                                      "(any number of rows), and write the model as JSON.")
@@ -179,12 +181,7 @@ def _add_fit(sub) -> None:
                      help="'exact' (default): the lattice release, whose guarantee covers every rounding; "
                           "'float': the double-precision sampler, whose guarantee holds over the reals only: the "
                           "last bits of its output can reveal the estimate before noise (Mironov, CCS 2012)")
-    fit.add_argument("--mechanism", choices=("output", "ssp", "gd", "objective"), default="output",
-                     help="'output' (default): PDP-OP, noise on the solution (Algorithm 1); 'ssp': noise on the "
-                          "weighted sums instead, then the ridge solved at --lam (the book's chapter 'Beyond output "
-                          "perturbation'); 'gd': noisy gradient descent, with --delta; 'objective': objective "
-                          "perturbation on the ball of radius B(lambda), pure DP, with --sampler float only; --bound "
-                          "applies to 'output' only")
+    fit.add_argument("--mechanism", choices=MECHANISMS, default=MECHANISMS[0], help=help_text())
     fit.add_argument("--delta", type=_open_fraction("--delta"), default=None,
                      help="with --mechanism ssp or gd: every row gets (epsilon_i, delta)-DP, the noise Gaussian and "
                           "the sums weighted by mu*(epsilon_i, delta); required by gd")
@@ -275,12 +272,12 @@ def _bounds(args):
     """The public bounds: the ``--bounds`` file, else the domain's (features in [0, 1], label in [-1, 1])."""
     import dataclasses
 
-    from .io import streaming
+    from .io import public_bounds
 
     if args.bounds is None:
-        bounds = streaming.domain_bounds(args.data, args.label, args.epsilon)
+        bounds = public_bounds.domain_bounds(args.data, args.label, args.epsilon)
     else:
-        bounds = streaming.read_bounds(args.bounds)
+        bounds = public_bounds.read_bounds(args.bounds)
     return dataclasses.replace(bounds, intercept=bool(args.intercept))
 
 
@@ -300,14 +297,14 @@ def _add_predict(sub) -> None:
 
 
 def _predict(args) -> int:
-    from .io import streaming
+    from .io import model_file, tables
 
     _check_out_file("predict", args.out)
     _refuse_overwriting("predict", [args.out], args)
     _check_optional(args)
     with _refusing("predict"):
-        model = streaming.read_model(args.model)
-        rows = streaming.predict_file(model, args.data, args.out, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
+        model = model_file.read_model(args.model)
+        rows = model_file.predict_file(model, args.data, args.out, chunk_rows=args.chunk_rows or tables.CHUNK_ROWS,
                                       clip=args.clip, clip_predictions=args.clip_predictions)
     print(f"predicted {rows} rows in the label's units; wrote {args.out}")
     return 0
@@ -327,31 +324,17 @@ def _sums_rows(sums) -> int:
     return sums.plain.rows if hasattr(sums, "plain") else sums.rows
 
 
-def _warn_noise(theta, theorem: str, eta, lam, diagnostics: dict) -> None:
+def _warn_noise(release) -> None:
     """Warn, on standard error, when the release is, or may be, mostly noise (:mod:`pdp_lib.mechanisms.noise_energy`).
 
     Advisory: a criterion that cannot be computed (AdaSSP's ridge of 0 has no bound) says nothing, and nothing
     here can fail the command after the model file is written.
     """
-    from .mechanisms import noise_energy as ne
+    from .mechanisms.noise_energy import noise_warning
 
-    d = len(theta)
-    floor = diagnostics.get("gram_floor", 0.0)
     try:
-        if theorem in ("ssp-gaussian", "adassp"):
-            if not eta["lam"] > 0:
-                return
-            energy = ne.gaussian_ssp_energy(eta["gram"], eta["moment"], eta["lam"], d, floor)
-        elif theorem == "gd":
-            energy = ne.gd_energy(eta["sigma"], eta["steps"], eta["step_size"], eta["lam"], d)
-        elif theorem == "objective":
-            energy = ne.objective_energy(eta["eta"], eta["ridge"], d)
-        elif theorem == "ssp":
-            energy = ne.ssp_energy(eta[0], eta[1], lam, d, floor)
-        else:
-            energy = ne.l2_laplace_energy(eta, d)
-        text = ne.noise_warning(theta, energy, exact=theorem not in ("ssp-gaussian", "adassp", "gd", "objective",
-                                                                     "ssp"))
+        energy = release.noise_energy()
+        text = None if energy is None else noise_warning(release.theta, energy, exact=release.exact_energy)
     except Exception:                                     # noqa: BLE001 - advisory: never fails the command
         return
     if text is not None:
@@ -360,10 +343,10 @@ def _warn_noise(theta, theorem: str, eta, lam, diagnostics: dict) -> None:
 
 def _warn_percentages(args, sums) -> None:
     """Warn, on standard error, when the level column looks like percentages
-    (:func:`pdp_lib.io.streaming.look_like_percentages`): before any noise is drawn or any file written."""
+    (:func:`pdp_lib.io.tables.look_like_percentages`): before any noise is drawn or any file written."""
     import numpy as np
 
-    from .io.streaming import look_like_percentages
+    from .io.tables import look_like_percentages
 
     if hasattr(sums, "levels"):                          # compare: the distinct levels of the training rows
         levels = np.asarray(sums.levels, dtype=float)
@@ -400,12 +383,12 @@ def _check_out_file(command: str, out: str) -> None:
 
 def _inputs(args) -> list:
     """Every file the command will read: the data files, ``--bounds`` and the model (those that exist)."""
-    from .io import streaming
+    from .io import tables
 
     found = []
     if getattr(args, "data", None) is not None:
         try:
-            found += [Path(f) for f in streaming.data_files(args.data)]
+            found += [Path(f) for f in tables.data_files(args.data)]
         except (OSError, ValueError):
             pass                                         # refused with its own message when read
     for name in ("bounds", "model"):
@@ -446,7 +429,7 @@ def _compare(args) -> int:
 
     from tqdm import tqdm
 
-    from .io import comparison, streaming
+    from .io import comparison, tables
     from .tuning import DEFAULT_GRID
 
     out = Path(args.out)
@@ -462,7 +445,7 @@ def _compare(args) -> int:
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
-                                           clip=args.clip, chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS,
+                                           clip=args.clip, chunk_rows=args.chunk_rows or tables.CHUNK_ROWS,
                                            progress=bar.update, ignore=args.ignore, delta=args.delta)
         _warn_percentages(args, sums)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
@@ -503,7 +486,7 @@ def _require(module: str, extra: str, what: str) -> None:
 
 def _check_optional(args) -> None:
     """Every optional dependency the command will need, checked before any row is read."""
-    from .io import streaming
+    from .io import tables
 
     if getattr(args, "scheduler", None) is not None:
         _require("dask", "cluster", "--scheduler")
@@ -512,10 +495,10 @@ def _check_optional(args) -> None:
             raise _Exit(2, "python -m pdp_lib fit: error: --chunk-rows sets the rows read at a time here; with "
                            "--scheduler every file is one partition: leave --chunk-rows out")
     try:
-        files = streaming.data_files(args.data)
+        files = tables.data_files(args.data)
     except (OSError, ValueError):
         return                                           # refused with its own message below
-    if streaming.file_kind(files[0]) == "parquet":
+    if tables.file_kind(files[0]) == "parquet":
         _require("pyarrow", "parquet", "reading Parquet")
 
 
@@ -524,112 +507,55 @@ def _cluster_sums(args, bounds):
     import dask.dataframe as dd
     from distributed import Client
 
-    from .io import dask_fit, streaming
+    from .io import dask_fit, tables
 
-    files = streaming.data_files(args.data)
+    files = tables.data_files(args.data)
     names = [str(f) for f in files]
-    columns, allowed = streaming.table_columns(bounds, args.label, args.epsilon, args.ignore)
+    columns, allowed = tables.table_columns(bounds, args.label, args.epsilon, args.ignore)
     for path in files:                                   # the header of every file, before the cluster runs
-        streaming._check_columns(path, streaming.header(path), columns, allowed)
-    if streaming.file_kind(files[0]) == "parquet":
+        tables.check_columns(path, tables.header(path), columns, allowed)
+    if tables.file_kind(files[0]) == "parquet":
         frame = dd.read_parquet(names, split_row_groups=False)
     else:   # every field as text: the partition's task refuses a field that is not a number, by file and line
         frame = dd.read_csv(names, blocksize=None, dtype=object,
-                            sep="\t" if streaming.file_kind(files[0]) == "tsv" else ",")
+                            sep="\t" if tables.file_kind(files[0]) == "tsv" else ",")
     with Client(args.scheduler) as client:
         return dask_fit.dask_sums(frame, bounds, args.label, args.epsilon, clip=args.clip, client=client,
                                   sources=files, delta=args.delta)
 
 
 def _fit(args) -> int:
-    from .io import streaming
-    from .formatting import sig
+    from .io import model_file, streaming
+    from .io.tables import CHUNK_ROWS
+    from .mechanisms.registry import check_combination, fit_message, fit_sums, fit_warnings
 
     _check_out_file("fit", args.out)
     _refuse_overwriting("fit", [args.out], args)
-    if args.mechanism != "output" and args.bound != "paper":
-        raise _Exit(2, f"python -m pdp_lib fit: error: --bound applies to --mechanism output only: "
-                       f"{args.mechanism} takes no bound on the solution; leave --bound out")
-    for wrong, why in [(args.delta is not None and args.mechanism in ("output", "objective"),
-                        f"--delta applies to --mechanism ssp or gd only: {args.mechanism}'s file release is pure DP"),
-                       (args.mechanism == "objective" and args.sampler != "float",
-                        "--mechanism objective needs --sampler float: objective perturbation has no release that is "
-                        "exact in floating point"),
-                       (args.mechanism == "gd" and args.delta is None,
-                        "--mechanism gd needs --delta in (0, 1): noisy gradient descent is (epsilon_i, delta)-DP"),
-                       (args.steps is not None and args.mechanism != "gd", "--steps applies to --mechanism gd only"),
-                       (args.steps is not None and args.steps > 100_000,
-                        f"--steps = {args.steps} is outside the allowed range [1, 100000]: the noise grows like the "
-                        f"square root of the steps"),
-                       (isinstance(args.lam, str) and (args.mechanism != "ssp" or args.delta is None),
-                        f"--lam {args.lam} applies to --mechanism ssp with --delta only; give a number > 0")]:
-        if wrong:
-            raise _Exit(2, f"python -m pdp_lib fit: error: {why}")
+    try:
+        check_combination(args.mechanism, delta=args.delta, steps=args.steps, sampler=args.sampler, lam=args.lam,
+                          bound=None if args.bound == "paper" else args.bound, flags=True)
+    except ValueError as exc:
+        raise _Exit(2, f"python -m pdp_lib fit: error: {exc}") from None
     _check_optional(args)
     with _refusing("fit"):
         bounds = _bounds(args)
         if args.scheduler is None:
             sums = streaming.accumulate(args.data, bounds, args.label, args.epsilon, clip=args.clip,
-                                        chunk_rows=args.chunk_rows or streaming.CHUNK_ROWS, ignore=args.ignore,
+                                        chunk_rows=args.chunk_rows or CHUNK_ROWS, ignore=args.ignore,
                                         delta=args.delta)
         else:
             sums = _cluster_sums(args, bounds)
         _warn_percentages(args, sums)
         B = "sharp" if args.bound == "sharp" else None
-        diagnostics = {}
-        theta, (theorem, B_used, eta) = streaming.fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler,
-                                                           mechanism=args.mechanism, delta=args.delta,
-                                                           steps=args.steps, diagnostics=diagnostics)
-        lam = eta["lam"] if theorem in streaming.GAUSSIAN_THEOREMS else args.lam
-        record = streaming.model_record(theta, bounds, sums, lam, theorem, B_used, eta, args.sampler)
-        streaming.write_model(record, args.out)
+        release = fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler, mechanism=args.mechanism,
+                           delta=args.delta, steps=args.steps)
+        model_file.write_model(model_file.model_record(release, bounds, sums, args.sampler), args.out)
 
     _report_clipped(args, sums)
-    _warn_noise(theta, theorem, eta, args.lam, diagnostics)
-    if theorem in streaming.GAUSSIAN_THEOREMS:
-        if args.delta * sums.rows >= 1:
-            print(f"warning: delta = {args.delta!r} is not below 1/n = 1/{sums.rows}: a guarantee with such a delta "
-                  f"allows a mechanism that publishes a row outright with probability delta; choose delta well "
-                  f"below 1/n", file=sys.stderr)
-        what = {"ssp-gaussian": "sufficient-statistics perturbation with Gaussian noise",
-                "adassp": "personalized AdaSSP", "gd": "noisy gradient descent"}[theorem]
-        print(f"fitted on {sums.rows} rows by {what}, (epsilon_i, delta = {args.delta!r})-DP: lambda = {sig(lam, 6)} "
-              f"(the model file holds the release to every digit and the noise's scale, not the noise drawn); model "
-              f"written to {args.out}")
-        return 0
-    if args.mechanism == "objective":
-        print(f"fitted on {sums.rows} rows by objective perturbation: lambda = {sig(args.lam, 6)}, ridge "
-              f"{sig(eta['ridge'], 6)}, eta = {sig(eta['eta'], 6)}, ball of radius {sig(B_used, 6)} (the model file "
-              f"holds every digit); model written to {args.out}")
-        noise = len(theta) / (eta["eta"] * eta["ridge"])      # E||b|| / Lambda bounds the noise inside the ball
-        if noise > B_used:
-            print(f"warning: the noise dominates: its expected norm is up to {sig(noise, 3)}, beyond the ball's "
-                  f"radius {sig(B_used, 3)}, so the model is mostly noise; more rows, higher levels or a larger "
-                  f"lambda reduce it", file=sys.stderr)
-        return 0
-    if args.mechanism == "ssp":
-        print(f"fitted on {sums.rows} rows by sufficient-statistics perturbation: lambda = {sig(args.lam, 6)}, "
-              f"eta = {sig(eta[0], 6)} on the Gram matrix and {sig(eta[1], 6)} on the moment (the model file holds "
-              f"every digit); model written to {args.out}")
-        return 0
-    d = len(theta)
-    noise = d / eta                                   # E||Z|| of the l2-Laplace noise: Gamma(d, 1/eta) (Remark 3.1)
-    print(f"fitted on {sums.rows} rows: lambda = {sig(args.lam, 6)}, eta = {sig(eta, 6)} (the model file holds "
-          f"every digit); expected noise norm d/eta = {sig(noise, 3)} against the bound B = {sig(B_used, 3)} "
-          f"on the estimate's norm; model written to {args.out}")
-    if args.sampler == "exact":
-        from .bounds import noise_scale
-
-        real = sums.total / noise_scale(args.lam, d, B)         # Theorem 3.1 or 3.2 over the reals
-        if eta < 0.99 * real:
-            print(f"warning: the exact release's eta = {sig(eta, 3)} is below the real mechanism's {sig(real, 3)}: "
-                  f"the sums' rounding is charged to the smallest level, {sig(sums.level_min, 3)}, far below the "
-                  f"others; raising it, or --sampler float (exact over the reals only), avoids the cost",
-                  file=sys.stderr)
-    if noise > B_used:
-        print(f"warning: the noise dominates: its expected norm {sig(noise, 3)} exceeds B = {sig(B_used, 3)}, "
-              "so the model is mostly noise; more rows, higher levels or a larger lambda reduce it",
-              file=sys.stderr)
+    _warn_noise(release)
+    print(f"fitted on {sums.rows} rows{fit_message(release)}; model written to {args.out}")
+    for text in fit_warnings(release):
+        print(f"warning: {text}", file=sys.stderr)
     return 0
 
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .mechanisms import noise_energy
+from .mechanisms import noise_energy, registry
 from .mechanisms.exact_sampling import RandomBits
 from .mechanisms.gaussian import _run_gaussian
 from .mechanisms.lattice import check_sampler, lattice_calibration, rounds_bound
@@ -265,16 +265,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise ValueError("lam_grid, tuning_share and validation_fraction do not apply to lam='public', which "
                              "reads no data and tunes nothing")
         sampler = check_sampler(self.sampler)
-        if not isinstance(self.mechanism, str) or self.mechanism not in ("output", "ssp", "objective", "gd"):
-            raise ValueError(f"mechanism = {self.mechanism!r} is not allowed; use 'output' (PDP-OP), 'ssp' "
-                             f"(sufficient-statistics perturbation), 'objective' (objective perturbation) or 'gd' "
-                             f"(noisy gradient descent)")
-        if self.mechanism == "gd":
-            return self._fit_gd(X, y, epsilons, rule, sampler)
-        if self.mechanism == "ssp":
-            return self._fit_ssp(X, y, epsilons, rule, sampler)
-        if self.mechanism == "objective":
-            return self._fit_objective(X, y, epsilons, rule)
+        name = registry.get(self.mechanism).name      # refuses a name the registry does not know
+        return getattr(self, f"_fit_{name}")(X, y, epsilons, rule, sampler)   # one method per registry entry
+
+    def _fit_output(self, X, y, epsilons, rule, sampler):
+        """``mechanism="output"``: PDP-OP at ``lam``, or at the ``lam`` a rule chose (``"pruned"``, ``"auto"``)."""
         if rule == "public":
             raise ValueError("lam = 'public' applies to mechanism='ssp' with noise='gaussian' and delta: the public "
                              "ridge is derived from the Gaussian noise on the statistics")
@@ -322,7 +317,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.tuning_ = None
         return self
 
-    def _fit_objective(self, X, y, epsilons, rule):
+    def _fit_objective(self, X, y, epsilons, rule, sampler):
         """``mechanism="objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP, floating point
         by explicit opt-in (:func:`pdp_lib.mechanisms.objective.objective_perturbation`)."""
         from .mechanisms.objective import _release, check_objective_sampler

@@ -247,7 +247,7 @@ def test_the_estimator_fits_gaussian_ssp_and_adassp():
     release = A.adassp_release(X, y, eps, DELTA, 6, shares=(0.5, 0.5, 0.0))
     ridge = float(A.ridge_rule(0.0, release.calibration.sigma_gram, 0.0, 3, DELTA))
     assert public.lam_ == ridge
-    np.testing.assert_array_equal(public.coef_, A._solve(release.gram, release.moment, ridge, "clip"))
+    np.testing.assert_array_equal(public.coef_, A.solve_release(release.gram, release.moment, ridge, "clip"))
     for kwargs, match in [(dict(lam="public"), "lam = 'public' is not allowed with mechanism='ssp' under pure DP"),
                           (dict(lam="public", mechanism="output", noise="gaussian", delta=DELTA),
                            "lam = 'public' applies to mechanism='ssp'"),

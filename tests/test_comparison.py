@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import pdp_lib
-from pdp_lib.io import comparison, streaming
+from pdp_lib.io import comparison, public_bounds
 from pdp_lib.mechanisms.baselines import jorgensen_keep_probabilities, non_private_ridge
 from pdp_lib.moments import loss_moments
 from pdp_lib.mechanisms.threshold import threshold_calibration
@@ -36,7 +36,7 @@ def test_the_split_depends_on_the_rows_only_not_on_the_files_or_their_order(tmp_
     shuffled = raw.sample(frac=1.0, random_state=4)[["eps", "y", *FEATURES]]      # rows and columns reordered
     for k, start in enumerate(range(0, 2000, 700)):
         shuffled.iloc[start:start + 700].to_parquet(parts / f"p{k}.parquet", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "one.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "one.csv", "y", "eps")
     a = comparison.compare_sums(tmp_path / "one.csv", bounds, "y", "eps", seed=5, masks=2, chunk_rows=333)
     b = comparison.compare_sums(parts, bounds, "y", "eps", seed=5, masks=2, chunk_rows=1000)
     assert a.test.rows == b.test.rows == int(np.sum(_coins(raw, 5) < 0.2)) and a.plain.rows == b.plain.rows
@@ -56,7 +56,7 @@ def test_uniforms_do_not_depend_on_the_chunks():
 def test_every_expected_loss_is_the_in_memory_mechanisms(tmp_path):
     raw = _table()
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=0.25, seed=3, masks=4,
                                    chunk_rows=500)
     table = comparison.expected_losses(sums, [0.5, 2.0]).set_index(["lam", "method"])
@@ -95,7 +95,7 @@ def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
     raw = _table(100)
     raw.loc[17, "eps"] = -1.0
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     with pytest.raises(ValueError, match=r"d.csv, line 19, column 'eps': -1.0 is outside the allowed range \(0, 100\]"):
         comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps")
     with pytest.raises(ValueError, match=r"test_fraction = 1.0 is outside the allowed range \(0, 1\)"):
@@ -105,7 +105,7 @@ def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
 def test_the_mean_predictor_is_the_training_mean_on_the_test_rows(tmp_path):
     raw = _table(900)
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=3, masks=2)
     test = _coins(raw, 3) < 0.2
     mean = raw["y"].to_numpy()[~test].mean()
@@ -155,7 +155,7 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
 
 def test_the_masks_do_not_depend_on_the_slices_their_draws_are_made_in(tmp_path, monkeypatch):
     _table(1200).to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     whole = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=4, chunk_rows=1200)
     monkeypatch.setattr(comparison, "_MASK_ROWS", 97)          # many slices per chunk, cut across blocks
     sliced = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=4, chunk_rows=1200)
@@ -195,7 +195,7 @@ def test_the_mechanisms_beyond_output_perturbation_are_their_releases_and_the_pr
 
     raw = _table(n=800, seed=2)
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", test_fraction=0.25, seed=1, masks=2)
     lams = [0.3, 3.0]
     table = comparison.expected_losses(sums, lams, draws=400, seed=1).set_index(["lam", "method"])
@@ -218,7 +218,7 @@ def test_the_mechanisms_beyond_output_perturbation_are_their_releases_and_the_pr
 def test_without_noise_the_monte_carlo_mechanisms_are_the_ridge_fit(tmp_path):
     raw = _table(n=600, seed=4)
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=2, masks=2)
     scale = 1e12                          # every level times 1e12: the same weights, the noise vanishes
     sums.levels, sums.eps_total = sums.levels * scale, sums.eps_total * scale
@@ -234,7 +234,7 @@ def test_without_noise_the_monte_carlo_mechanisms_are_the_ridge_fit(tmp_path):
 def test_expected_losses_refuses_too_few_draws(tmp_path):
     raw = _table(n=200)
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", masks=2)
     with pytest.raises(ValueError, match="draws"):
         comparison.expected_losses(sums, [1.0], draws=1)
@@ -245,7 +245,7 @@ def test_under_delta_the_gaussian_mechanisms_are_their_releases_and_the_private_
 
     raw = _table(n=900, seed=6)
     raw.to_csv(tmp_path / "d.csv", index=False)
-    bounds = streaming.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
     sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=4, masks=2, delta=1e-5)
     table = comparison.expected_losses(sums, [0.5], draws=400, seed=2).set_index(["lam", "method"])
     Xtr, ytr, etr, Xte, yte = _split(raw, 4, 0.2)

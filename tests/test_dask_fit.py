@@ -15,7 +15,8 @@ import pytest
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-from pdp_lib.io import dask_fit, streaming  # noqa: E402
+from pdp_lib.io import dask_fit, public_bounds, streaming  # noqa: E402
+from pdp_lib.mechanisms.registry import fit_sums  # noqa: E402
 
 D = 12
 PARTS, PART_ROWS = 10, 1_000_000     # 10^7 rows
@@ -48,7 +49,7 @@ def client():
 
 
 def _bounds(folder):
-    return streaming.domain_bounds(folder, "y", "eps")
+    return public_bounds.domain_bounds(folder, "y", "eps")
 
 
 def test_the_cluster_sums_are_the_streaming_sums(big, client):
@@ -61,8 +62,8 @@ def test_the_cluster_sums_are_the_streaming_sums(big, client):
     a, b = on_cluster.level_summary(), streamed.level_summary()
     assert a.pop("sum") == pytest.approx(b.pop("sum"), rel=1e-12) and a == b    # count, min, max, order-free digest
     np.testing.assert_allclose(on_cluster.theta_bar(1.0), streamed.theta_bar(1.0), rtol=1e-10)
-    theta, _, (_, _, eta) = dask_fit.fit_dask(frame, "y", "eps", 1.0, bounds, rng=4, client=client)
-    same, _ = streaming.fit_sums(streamed, 1.0, rng=4)
+    theta, _, _ = dask_fit.fit_dask(frame, "y", "eps", 1.0, bounds, rng=4, client=client)
+    same = fit_sums(streamed, 1.0, rng=4).theta
     np.testing.assert_allclose(theta, same, rtol=1e-10)
 
 
@@ -155,6 +156,6 @@ def test_the_cluster_sums_under_delta_are_the_streaming_sums(tmp_path, client):
     assert on_cluster.weight_exact_total == streamed.weight_exact_total != streamed.exact_total
     assert on_cluster.weight_min == streamed.weight_min and on_cluster.level_summary() == streamed.level_summary()
     np.testing.assert_allclose(on_cluster.gram, streamed.gram, rtol=1e-12)
-    a, _ = streaming.fit_sums(on_cluster, "public", rng=3, mechanism="ssp", delta=1e-5)
-    b, _ = streaming.fit_sums(streamed, "public", rng=3, mechanism="ssp", delta=1e-5)
+    a = fit_sums(on_cluster, "public", rng=3, mechanism="ssp", delta=1e-5).theta
+    b = fit_sums(streamed, "public", rng=3, mechanism="ssp", delta=1e-5).theta
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

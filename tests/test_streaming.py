@@ -1,4 +1,4 @@
-"""PDP-OP on a table of any size (pdp_lib.io.streaming, python -m pdp_lib fit): the streamed sums against the
+"""PDP-OP on a table of any size (pdp_lib.io, pdp_lib.mechanisms.registry, python -m pdp_lib fit): the streamed sums against the
 in-memory mechanism, every refusal named by file, row and column, and the model file."""
 
 import json
@@ -11,8 +11,9 @@ import pytest
 
 import pdp_lib
 from pdp_lib import cli
-from pdp_lib.io import streaming
-from pdp_lib.mechanisms import lattice
+from pdp_lib.io import public_bounds, streaming, tables
+from pdp_lib.mechanisms.registry import fit_sums
+from pdp_lib.mechanisms import lattice, registry
 from pdp_lib.mechanisms.lattice import lattice_calibration, rounds_bound
 
 D = 3
@@ -50,16 +51,18 @@ def test_streamed_fit_is_the_in_memory_mechanism(tmp_path, layout):
         part.to_csv(path, index=False) if kind == "csv" else part.to_parquet(path, index=False)
     source = {"csv": data / "part-0.csv", "parquet": data / "part-0.parquet", "csv-folder": data,
               "parquet-glob": str(data / "part-*.parquet")}[layout]
-    bounds = streaming.read_bounds(_bounds_file(tmp_path))
+    bounds = public_bounds.read_bounds(_bounds_file(tmp_path))
     sums = streaming.accumulate(source, bounds, "charges", "eps", chunk_rows=333)
     X, y, eps = _in_domain(raw)
     cal = pdp_lib.calibrate(eps, 1.0, D)
     np.testing.assert_allclose(sums.theta_bar(1.0), pdp_lib.weighted_ridge(X, y, cal.weights, 1.0), rtol=1e-10)
-    theta, (theorem, _, eta) = streaming.fit_sums(sums, 1.0, rng=5)
+    release = fit_sums(sums, 1.0, rng=5)
+    theta, theorem, eta = release.theta, release.theorem, release.fields["eta"]
     np.testing.assert_array_equal(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5))      # the same grid point
     lattice = lattice_calibration(math.fsum(eps), float(eps.min()), rounds_bound(len(raw)), 1.0, D)
     assert eta == lattice.eta and theorem == "3.1" and sums.rows == len(raw)
-    theta, (_, _, eta) = streaming.fit_sums(sums, 1.0, rng=5, sampler="float")
+    release = fit_sums(sums, 1.0, rng=5, sampler="float")
+    theta, eta = release.theta, release.fields["eta"]
     np.testing.assert_allclose(theta, pdp_lib.pdp_op(X, y, eps, 1.0, rng=5, sampler="float"), rtol=1e-10)
     assert eta == pytest.approx(cal.eta, rel=1e-12)
     assert sums.level_summary() == {"rows": len(raw), "sum": pytest.approx(eps.sum(), rel=1e-13), "min": 0.1,
@@ -99,7 +102,7 @@ def test_bad_rows_are_refused_with_file_row_and_column(tmp_path, change, message
     change(_Setter(raw))
     path = tmp_path / "data.csv"
     raw.to_csv(path, index=False)
-    bounds = streaming.read_bounds(_bounds_file(tmp_path))
+    bounds = public_bounds.read_bounds(_bounds_file(tmp_path))
     with pytest.raises(ValueError, match=r"data.csv, " + message):
         streaming.accumulate(path, bounds, "charges", "eps", chunk_rows=400)
 
@@ -188,7 +191,7 @@ def test_absurd_bounds_and_toml_typos_are_refused_with_the_file(tmp_path, text, 
     path = tmp_path / "bounds.toml"
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
-        streaming.read_bounds(path)
+        public_bounds.read_bounds(path)
 
 
 def test_clip_clamps_and_counts(tmp_path):
@@ -197,7 +200,7 @@ def test_clip_clamps_and_counts(tmp_path):
     raw.loc[8, "charges"] = 9.0
     path = tmp_path / "data.csv"
     raw.to_csv(path, index=False)
-    bounds = streaming.read_bounds(_bounds_file(tmp_path))
+    bounds = public_bounds.read_bounds(_bounds_file(tmp_path))
     sums = streaming.accumulate(path, bounds, "charges", "eps", clip=True)
     assert sums.clipped == 2
     clamped = raw.copy()
@@ -210,7 +213,7 @@ def test_clip_clamps_and_counts(tmp_path):
 
 def test_missing_files_columns_and_bad_bounds_are_refused(tmp_path):
     bounds_path = _bounds_file(tmp_path)
-    bounds = streaming.read_bounds(bounds_path)
+    bounds = public_bounds.read_bounds(bounds_path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         streaming.accumulate(tmp_path / "absent.csv", bounds, "charges", "eps")
     _table(10).drop(columns="f1").to_csv(tmp_path / "d.csv", index=False)
@@ -219,12 +222,12 @@ def test_missing_files_columns_and_bad_bounds_are_refused(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[label]\nlower = 1\nupper = 1\n[features.f0]\nlower = 0\nupper = 1\n")
     with pytest.raises(ValueError, match=r"label: lower = 1 must be below upper = 1"):
-        streaming.read_bounds(bad)
+        public_bounds.read_bounds(bad)
     bad.write_text("[label]\nlower = 0\nupper = 1\nstep = 2\n[features.f0]\nlower = 0\nupper = 1\n")
     with pytest.raises(ValueError, match=r"exactly the keys lower and upper"):
-        streaming.read_bounds(bad)
+        public_bounds.read_bounds(bad)
     with pytest.raises(FileNotFoundError):
-        streaming.read_bounds(tmp_path / "none.toml")
+        public_bounds.read_bounds(tmp_path / "none.toml")
 
 
 def test_the_command_line_writes_a_model_without_rows_or_seed(tmp_path, capsys):
@@ -425,12 +428,12 @@ def test_the_level_sum_and_eta_are_exact_whatever_the_chunks(tmp_path):
     raw["eps"] = np.random.default_rng(1).uniform(0.01, 1.0, 997)      # every level distinct
     raw.to_csv(tmp_path / "d.csv", index=False)
     raw.iloc[::-1].to_csv(tmp_path / "reversed.csv", index=False)
-    bounds = streaming.read_bounds(_bounds_file(tmp_path))
+    bounds = public_bounds.read_bounds(_bounds_file(tmp_path))
     exact = float(sum(Fraction(v) for v in raw["eps"]))                    # correctly rounded, independently
     totals = set()
     for name, chunk in (("d.csv", 1), ("d.csv", 7), ("d.csv", 333), ("reversed.csv", 100)):
         sums = streaming.accumulate(tmp_path / name, bounds, "charges", "eps", chunk_rows=chunk)
-        totals.add((sums.total, streaming.fit_sums(sums, 1.0, rng=0)[1][2], sums.level_summary()["digest"]))
+        totals.add((sums.total, fit_sums(sums, 1.0, rng=0).fields["eta"], sums.level_summary()["digest"]))
     assert len(totals) == 1 and totals.pop()[0] == exact
     assert streaming.exact_units([0.1, 0.2]) / 2**1126 == float(Fraction(0.1) + Fraction(0.2))
     assert streaming.exact_units([5e-324, 100.0]) == (1 << 52) + (100 << 1126)    # the smallest subnormal
@@ -463,13 +466,13 @@ def test_the_level_digest_is_its_definition():
 def test_the_label_scaling_never_overflows_and_huge_toml_numbers_are_refused(tmp_path):
     path = tmp_path / "bounds.toml"
     path.write_text("[label]\nlower = -7e307\nupper = 1e308\n[features.f0]\nlower = 0\nupper = 1\n")
-    bounds = streaming.read_bounds(path)
+    bounds = public_bounds.read_bounds(path)
     frame = pd.DataFrame({"f0": [0.5], "y": [9e307], "eps": [1.0]})
-    _, y, _, _ = streaming._check_chunk(frame, tmp_path / "d.csv", 1, bounds, "y", "eps", False)
+    _, y, _, _ = tables.check_chunk(frame, tmp_path / "d.csv", 1, bounds, "y", "eps", False)
     assert y[0] == pytest.approx((9e307 + 7e307) / 1.7e308 * 2 - 1, rel=1e-12)      # 0.882, not clipped to 1
     path.write_text("[label]\nlower = -1\nupper = 1\n[features.f0]\nlower = 0\nupper = " + "9" * 400 + "\n")
     with pytest.raises(ValueError, match=r"features.f0.upper = 9{20}.* is outside the allowed range: a finite number"):
-        streaming.read_bounds(path)
+        public_bounds.read_bounds(path)
 
 
 def test_compare_refuses_losses_that_overflow(tmp_path, capsys):
@@ -561,7 +564,7 @@ def test_fit_under_delta_is_the_in_memory_mechanism(tmp_path, capsys, mechanism,
     elif lam == "public":
         release = adassp.adassp_release(X, y, eps, 1e-5, 5, shares=(0.5, 0.5, 0.0), sampler=sampler)
         ridge = float(adassp.ridge_rule(0.0, release.calibration.sigma_gram, 0.0, 3, 1e-5))
-        expected = adassp._solve(release.gram, release.moment, ridge, "clip")
+        expected = adassp.solve_release(release.gram, release.moment, ridge, "clip")
         assert model["lam"] == pytest.approx(ridge, rel=1e-12)
     else:
         expected = adassp.gaussian_ssp(X, y, eps, 0.7, 1e-5, 5, sampler=sampler)
@@ -717,7 +720,7 @@ def test_fit_from_a_checkout_that_is_not_installed_and_unexpected_errors_in_one_
     def broken(*args, **kwargs):
         raise RuntimeError("something\nunexpected")
 
-    monkeypatch.setattr(streaming, "fit_sums", broken)
+    monkeypatch.setattr(registry, "fit_sums", broken)
     assert cli.main(_fit_args(tmp_path / "d.csv", tmp_path / "m2.json", bounds)) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: RuntimeError: something unexpected" in err

@@ -37,10 +37,12 @@ import pandas as pd
 
 from ..mechanisms.baselines import jorgensen_keep_probabilities
 from ..bounds import noise_scale
-from .streaming import Bounds, _check_values, _chunks, _mix64, _numbers, data_files, table_columns
+from .public_bounds import Bounds
+from .streaming import mix64
+from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "DELTA_METHODS", "OWN_RIDGE", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -60,6 +62,12 @@ Gaussian SSP at the public ridge, and ``adassp``, AdaSSP at its private ridge (:
 both choose their own ridge, so their loss is the same at every ``lambda``), ``gd``, noisy gradient descent with its
 default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte Carlo means; and
 ``private_mean_delta``, the private mean with Gaussian noise of standard deviation ``2 / sum(mu*)``, exact."""
+
+BASELINES = ("non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean", "private_mean",
+             "private_mean_delta", "non_private", "mean", "midpoint")
+"""The rows of :data:`METHODS` that are not a mechanism of :data:`pdp_lib.mechanisms.registry.REGISTRY` (whose
+entries name their own rows, :attr:`pdp_lib.mechanisms.registry.Mechanism.compare_rows`): the paper's baselines,
+the private means, and the predictors that release no private model."""
 
 DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta")
 """The methods of :data:`METHODS` that ``expected_losses`` gives only for sums with ``delta``."""
@@ -146,15 +154,15 @@ def row_uniforms(columns, seed: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         for j, column in enumerate(columns):
             bits = (np.asarray(column, dtype=np.float64) + 0.0).view(np.uint64)
-            state = _mix64((state + np.uint64(j + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ bits)
-        return (_mix64(state ^ keys[1]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+            state = mix64((state + np.uint64(j + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ bits)
+        return (mix64(state ^ keys[1]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
 def _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction):
     """One chunk checked and mapped, ``(X, y, eps, rows clipped)``, and its test rows: a public coin from each
     row's values as read (the features, label and level), parsed once for both."""
-    values = _numbers(frame[columns], path, first)
-    return (*_check_values(values, columns, path, first, bounds, clip),
+    values = numbers(frame[columns], path, first)
+    return (*check_values(values, columns, path, first, bounds, clip),
             row_uniforms(list(values.T), seed) < fraction)
 
 
@@ -170,7 +178,7 @@ def train_levels(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     parts = []
     columns = list(bounds.features) + [label, epsilon]
     for path in data_files(source):
-        for first, frame in _chunks(path, columns, chunk_rows, allowed):
+        for first, frame in chunks(path, columns, chunk_rows, allowed):
             _, _, eps, _, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, test_fraction)
             parts.append(eps[~test])
     levels = np.concatenate(parts) if parts else np.empty(0)
@@ -239,7 +247,7 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     ----------
     source : str or Path
         A CSV or Parquet file, a folder of them, or a glob.
-    bounds : pdp_lib.io.streaming.Bounds
+    bounds : pdp_lib.io.public_bounds.Bounds
     label, epsilon : str
     test_fraction : float
         In ``(0, 1)``: each row is a test row with this probability (a public coin, by ``seed``).
@@ -279,7 +287,7 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
         mus = tolerated_gaussian_mus(levels, delta)          # once per distinct level (levels sorted)
         sums.delta, sums.gaussian, sums.mu_min = delta, _Part.zeros(d), float(mus.min())
     for k, path in enumerate(data_files(source)):
-        for first, frame in _chunks(path, columns, chunk_rows, allowed):
+        for first, frame in chunks(path, columns, chunk_rows, allowed):
             X, y, eps, changed, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction)
             sums.clipped += changed
             sums.test.add(X[test], y[test])

@@ -18,7 +18,10 @@ from __future__ import annotations
 import dask
 import numpy as np
 
-from .streaming import Bounds, Sums, _check_chunk, fit_sums, gaussian_weights
+from ..mechanisms.registry import fit_sums
+from .public_bounds import Bounds
+from .streaming import Sums, gaussian_weights
+from .tables import check_chunk
 
 __all__ = ["partition_sums", "submit_sums", "combine_sums", "dask_sums", "fit_dask"]
 
@@ -39,7 +42,7 @@ def partition_sums(frame, index: int, bounds: Bounds, label: str, epsilon: str, 
         raise ValueError(f"{place}: column {missing[0]!r} is missing (columns: {list(frame.columns)})")
     sums = Sums.zeros(bounds.d)
     if len(frame):
-        X, y, eps, changed = _check_chunk(frame[columns], place, 1, bounds, label, epsilon, clip)
+        X, y, eps, changed = check_chunk(frame[columns], place, 1, bounds, label, epsilon, clip)
         sums.add(X, y, eps, None if delta is None else gaussian_weights(eps, delta, place, 1, epsilon))
         sums.clipped = changed
     return sums
@@ -87,7 +90,7 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
     Parameters
     ----------
     dataframe : dask.dataframe.DataFrame
-    bounds : pdp_lib.io.streaming.Bounds
+    bounds : pdp_lib.io.public_bounds.Bounds
     label, epsilon : str
     clip : bool
         As in :func:`pdp_lib.io.streaming.accumulate`.
@@ -112,12 +115,13 @@ def dask_sums(dataframe, bounds: Bounds, label: str, epsilon: str, *, clip: bool
 
 def fit_dask(dataframe, label: str, epsilon: str, lam, bounds: Bounds, *, B=None, clip: bool = False, rng=None,
              client=None, sampler: str = "exact"):
-    """PDP-OP on a ``dask.dataframe``: ``(theta_hat, sums, (theorem, B, eta))``.
+    """PDP-OP on a ``dask.dataframe``: ``(theta_hat, sums, release)``, the release a
+    :class:`pdp_lib.mechanisms.release.Release`.
 
     The sums run on the cluster (:func:`dask_sums`); ``theta_bar`` and the noise are computed on
-    the client (:func:`pdp_lib.io.streaming.fit_sums`, with its ``sampler``), so the noise never leaves this
+    the client (:func:`pdp_lib.mechanisms.registry.fit_sums`, with its ``sampler``), so the noise never leaves this
     process.
     """
     sums = dask_sums(dataframe, bounds, label, epsilon, clip=clip, client=client)
-    theta, info = fit_sums(sums, lam, B=B, rng=rng, sampler=sampler)
-    return np.asarray(theta), sums, info
+    release = fit_sums(sums, lam, B=B, rng=rng, sampler=sampler)
+    return np.asarray(release.theta), sums, release

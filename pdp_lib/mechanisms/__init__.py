@@ -19,6 +19,11 @@
                          explicit opt-in (sampler="float")
 ``private_mean``         the re-weighted mean label released with Laplace or Gaussian noise, exactly: the simplest
                          private release, against which the book holds every regression
+``registry``             the mechanisms a user can fit (``fit --mechanism``, ``PersonalizedRidge(mechanism=)``),
+                         each declared once: its guarantee, its parameters, its release from the streamed sums
+``from_sums``            each mechanism's release from the streamed sums, and what the command line says of it
+``release``              the result of a release from the sums: one type for every mechanism
+``noise_energy``         the noise's expected energy in a release, and when a release is mostly noise
 ``lattice``              PDP-OP on a lattice: the release whose guarantee covers every rounding (the default
                          of ``pdp_op``, ``PersonalizedRidge`` and ``fit``)
 

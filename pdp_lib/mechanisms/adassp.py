@@ -95,7 +95,7 @@ from .ssp import _solve_clipped, _symmetric, lattice_statistics, ssp_sensitiviti
 
 __all__ = ["AdaSSPCalibration", "AdaSSPRelease", "adassp_sensitivities", "adassp_calibration", "adassp_release",
            "release_from_sums",
-           "adassp_ridge", "adassp", "gaussian_ssp", "check_shares", "adassp_draws", "ridge_rule", "SHARES", "FAILURE"]
+           "adassp_ridge", "adassp", "gaussian_ssp", "check_shares", "adassp_draws", "ridge_rule", "SHARES", "FAILURE", "solve_release"]
 
 SHARES = (1 / 3, 1 / 3, 1 / 3)
 """The default shares ``(rho_A, rho_b, rho_e)`` of each point's budget: Wang's equal split."""
@@ -419,7 +419,7 @@ def adassp(X, y, epsilons, delta, rng=None, *, shares=SHARES, failure: float = F
     failure = check_fraction(failure, "failure", closed_low=False, closed_high=False)
     solve = check_solve(solve)
     release = adassp_release(X, y, epsilons, delta, rng, shares=shares, sampler=sampler)
-    return _solve(release.gram, release.moment, adassp_ridge(release, failure), solve)
+    return solve_release(release.gram, release.moment, adassp_ridge(release, failure), solve)
 
 
 SOLVES = ("clip", "pinv")
@@ -433,7 +433,9 @@ def check_solve(solve) -> str:
     return solve
 
 
-def _solve(gram, moment, lam: float, solve: str) -> np.ndarray:
+def solve_release(gram, moment, lam: float, solve: str) -> np.ndarray:
+    """The ridge solved from released statistics at ``lam`` (post-processing): ``solve="clip"`` with the released Gram
+    matrix's negative eigenvalues set to 0, else by the pseudo-inverse of ``gram + lam I``."""
     if solve == "clip":
         return _solve_clipped(gram, moment, lam)
     return np.linalg.pinv(gram + lam * np.eye(moment.size), hermitian=True) @ moment

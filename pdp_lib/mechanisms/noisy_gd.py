@@ -73,7 +73,7 @@ from .lattice import (
 )
 
 __all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noisy_gd_draws", "check_radius", "STEPS",
-           "MAX_STEPS"]
+           "MAX_STEPS", "run_lattice"]
 
 STEPS = 20
 """The default number of steps ``T``."""
@@ -222,11 +222,12 @@ def noisy_gd(X, y, epsilons, lam, delta, rng=None, *, steps: int = STEPS, radius
     gram, moment, rounds = weighted_sums(X, y, reach)
     total = math.fsum(reach)
     cal = gd_calibration(total, float(reach.min()), d, delta, steps, radius, step_size, rounds=rounds_bound(n))
-    return _run_lattice(gram, moment, total, lam, cal, bits)
+    return run_lattice(gram, moment, total, lam, cal, bits)
 
 
-def _run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits: RandomBits) -> np.ndarray:
-    """The lattice run: each step's centre ``round((G~ theta - m~) / (S~ gamma))`` exactly, plus exact noise."""
+def run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits: RandomBits) -> np.ndarray:
+    """Noisy gradient descent on the lattice from the weighted sums (``bits`` its source of uniform bits): each step's
+    centre ``round((G~ theta - m~) / (S~ gamma))`` computed exactly, plus exact Gaussian noise on the grid."""
     from ..tuning import _integers           # doubles as integers over one power of two, exactly
 
     d = np.asarray(moment).size
