@@ -35,17 +35,33 @@ Monteleoni & Sarwate (JMLR 2011) to per-point budgets (proposition *prop-private
 
 Every point lies in exactly one part, so it spends :math:`\alpha\varepsilon_i` on the choice and
 :math:`(1-\alpha)\varepsilon_i` on the release: :math:`\varepsilon_i` in all.
+
+The grid and its pruning (:mod:`pdp_lib.mechanisms.lambda_grid`) and the personalized exponential mechanism
+(:mod:`pdp_lib.mechanisms.exponential`) are mechanisms' pieces, below this module; their names are re-exported
+here.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .bounds import noise_scale
+from .mechanisms.exponential import (  # noqa: F401 - the selection's names, re-exported
+    LOSS_RANGE,
+    draw_exponential,
+    exact_exponents,
+    exact_losses,
+    levels_below,
+    select,
+    select_exact,
+    selection_probabilities,
+    split_levels,
+    validation_losses,
+)
+from .mechanisms.lambda_grid import DEFAULT_GRID, LambdaChoice, check_bound_choice, check_grid, prune_grid
 from .mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
 from .validation import (
     check_dimension,
@@ -81,85 +97,10 @@ __all__ = [
     "DEFAULT_GRID",
 ]
 
-DEFAULT_GRID = (0.01, 0.05, 0.1, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
-"""The candidates of ``PersonalizedRidge(lam="auto")`` when none are given: the grid of the paper's Tables 2
-and 4 continued to ``10^3``, the grid on which the chapter *Choosing λ* measures what each rule costs."""
-
-LOSS_RANGE = 2.0
-"""Range of a validation loss :math:`|y - \\mathrm{clip}(x^\\top\\theta)|` with ``y`` in ``[-1, 1]``."""
-
-
-@dataclass(frozen=True)
-class LambdaChoice:
-    """A chosen :math:`\\lambda` and what choosing it cost.
-
-    Attributes
-    ----------
-    lam : float
-        The chosen value.
-    rule : str
-        ``"data-free"``, ``"pruned"`` or ``"private"``.
-    spent : numpy.ndarray of shape (n,)
-        The privacy each point spent on the choice: 0 for the public rules, ``alpha * eps_i``
-        for private tuning (the release spends the rest).
-    candidates : numpy.ndarray
-        The grid values the rule chose among (the plan's candidates for the pruned rule and
-        private tuning).
-    index : int or None
-        Private tuning: the position of ``lam`` in ``candidates``.
-    models : numpy.ndarray or None
-        Private tuning: the candidate models, one row per candidate.  They are private outputs,
-        covered by the guarantee (proposition *prop-private-tuning*).
-
-    Notes
-    -----
-    The selection's distribution over the candidates is deliberately not returned: given the
-    candidates it is a fixed function of the validation points, so releasing it would spend no
-    noise on them and void their guarantee.  Only the draw from it is released.
-    """
-
-    lam: float
-    rule: str
-    spent: np.ndarray
-    candidates: np.ndarray
-    index: int | None = None
-    models: np.ndarray | None = None
-
-
-def check_grid(grid, name: str = "grid") -> np.ndarray:
-    """A grid of ``lambda`` values as a new float array: non-empty, distinct, each finite and ``> 0``.
-
-    A ``TypeError`` naming the argument when it is not a sequence of real numbers (a string, a
-    mapping, ``None``, booleans, complex numbers), a ``ValueError`` naming the argument and the
-    allowed range when a value is outside ``(0, inf)``, the grid is empty or a value repeats.
-    Nothing is converted silently, and the caller's grid is never changed.
-    """
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, (Sequence, np.ndarray)):
-        raise TypeError(f"{name} must be a sequence of real numbers (a list, a tuple or an array: an order), "
-                        f"got {type(grid).__name__}")
-    values = list(grid)
-    if not values:
-        raise ValueError(f"{name} is empty: give at least one lambda value in (0, inf)")
-    arr = np.array([check_positive(v, f"{name}[{i}]") for i, v in enumerate(values)])
-    if np.unique(arr).size != arr.size:
-        raise ValueError(f"{name} repeats a value: give each lambda once")
-    return arr
-
 
 def _check_prior(R) -> float:
     return check_positive(R, "R")
 
-
-def _check_bound_choice(B):
-    """``B`` of a rule for choosing lambda: None (``B(lambda)``) or ``"sharp"`` (``B*(lambda)``).
-
-    Both hold on every dataset of the domain, which the proofs of the chapter *Choosing λ* need
-    (on every part of a partition too); a user's number (Theorem 3.2) is refused.
-    """
-    if B is None or (isinstance(B, str) and B == "sharp"):
-        return B
-    raise ValueError(f"B = {B!r} is not allowed when choosing lambda: None (the paper's B(lambda)) or 'sharp' "
-                     f"(the exact supremum B*(lambda)), which hold on every dataset of the domain")
 
 
 def data_free_bound(lam, epsilons, d, R, B=None, *, capped: bool = True) -> float:
@@ -205,7 +146,7 @@ def data_free_bound(lam, epsilons, d, R, B=None, *, capped: bool = True) -> floa
     """
     if not isinstance(capped, (bool, np.bool_)):
         raise TypeError(f"capped must be True or False, got {capped!r}")
-    B = _check_bound_choice(B)
+    B = check_bound_choice(B)
     eps = check_epsilons(epsilons)
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
@@ -263,202 +204,6 @@ def public_parts(epsilons, k: int, validation_fraction=None) -> tuple:
     rest = order[~to_val]
     return [np.sort(rest[p::k]) for p in range(int(k))], np.sort(order[to_val])
 
-
-def prune_grid(grid, d: int, release_sums, B=None) -> np.ndarray:
-    r"""The grid values whose public noise bound does not exceed the label range's square.
-
-    Keeps :math:`\lambda` when :math:`d(d+1)C_\lambda^2 / S_\lambda^2 \le 1`, where
-    :math:`S_\lambda` is the budget sum of the model released at :math:`\lambda`
-    (``release_sums``: one number, or one per grid value): its noise part alone,
-    :math:`\mathbb E Z^\top\Sigma_x Z \le d(d+1)/\eta^2`, may then stay below the loss of
-    predicting 0, which is at most 1.  :math:`C_\lambda` uses the calibration's bound ``B``
-    (None or ``"sharp"``).  If no value is kept, the largest is.  Reads only public quantities.
-    """
-    lams = check_grid(grid)
-    d = check_dimension(d)
-    B = _check_bound_choice(B)
-    sums = np.broadcast_to(np.asarray(release_sums, dtype=float), lams.shape)
-    noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams]) / sums**2
-    keep = noise <= 1.0
-    return lams[keep] if keep.any() else lams[[int(np.argmax(lams))]]
-
-
-def validation_losses(models, X_val, y_val) -> np.ndarray:
-    r""":math:`\ell_j(k) = |y_j - \mathrm{clip}(x_j^\top\hat\theta_k, -1, 1)|`, shape ``(..., K, m)``.
-
-    Each loss lies in ``[0, 2]`` (:data:`LOSS_RANGE`) whatever the model, because the prediction
-    is clipped to the label range (public post-processing of the model).
-    """
-    pred = np.clip(np.asarray(models, dtype=float) @ np.asarray(X_val, dtype=float).T, -1.0, 1.0)
-    return np.abs(np.asarray(y_val, dtype=float) - pred)
-
-
-def selection_probabilities(losses, epsilons_val, alpha: float = 1.0) -> np.ndarray:
-    r"""The personalized exponential mechanism's distribution over the candidates.
-
-    .. math::
-
-        P(k) = \frac{\exp(-\sum_j u_j \ell_j(k))}{\sum_{k'} \exp(-\sum_j u_j \ell_j(k'))},
-        \qquad u_j = \frac{\alpha\,\varepsilon_j}{2 L},\ L = 2,
-
-    computed in a numerically stable way.  Changing one validation point ``j`` moves every
-    exponent by at most :math:`u_j L`, so every probability by a factor of at most
-    :math:`e^{2u_jL} = e^{\alpha\varepsilon_j}` (proposition *prop-private-tuning*).
-
-    Parameters
-    ----------
-    losses : array-like of shape (..., K, m)
-        :func:`validation_losses`, each in ``[0, 2]``.
-    epsilons_val : array-like of shape (m,)
-        The validation points' privacy levels.
-    alpha : float, default 1
-        The share of each budget spent on the selection, in ``(0, 1]``.
-
-    Returns
-    -------
-    numpy.ndarray of shape (..., K)
-    """
-    ell = np.asarray(losses, dtype=float)
-    if np.any(~np.isfinite(ell)) or np.any(ell < 0) or np.any(ell > LOSS_RANGE):
-        raise ValueError(f"losses must lie in the allowed range [0, {LOSS_RANGE}]")
-    eps = check_epsilons(epsilons_val, ell.shape[-1], name="epsilons_val")
-    alpha = check_fraction(alpha, "alpha", closed_low=False)
-    u = alpha * eps / (2.0 * LOSS_RANGE)
-    score = -(ell @ u)
-    score -= score.max(axis=-1, keepdims=True)
-    p = np.exp(score)
-    return p / p.sum(axis=-1, keepdims=True)
-
-
-def select(losses, epsilons_val, alpha: float = 1.0, rng=None, size=None):
-    """Draw the chosen candidate from :func:`selection_probabilities`: what private tuning releases.
-
-    Parameters
-    ----------
-    losses, epsilons_val, alpha
-        As in :func:`selection_probabilities` (``losses`` of shape ``(K, m)``).
-    rng : None, int or numpy.random.Generator
-    size : None or int
-        ``None``: one index; an int: that many independent draws (for audits).
-
-    Returns
-    -------
-    int or numpy.ndarray of int
-
-    Notes
-    -----
-    The guarantee is proved over the real numbers.  In floating point a probability whose
-    exponent falls about 745 below the largest underflows to 0, and then a neighbour can make
-    possible an outcome that was impossible: pure DP fails at that level, as for the noise sampler
-    (book chapter *What the guarantee does not cover*).  At the levels and grids of the book the
-    exponents differ by far less.
-    """
-    p = selection_probabilities(losses, epsilons_val, alpha)
-    gen = check_rng(rng)
-    if size is None:
-        return int(gen.choice(p.size, p=p))
-    return gen.choice(p.size, size=size, p=p)
-
-
-def exact_exponents(models, X_val, y_val, epsilons_val, alpha) -> list:
-    r"""The exponential mechanism's exponents, exactly: :math:`x_k = q_k - \min_{k'} q_{k'}` as Fractions.
-
-    :math:`q_k = \sum_j u_j \ell_j(k)` with :math:`u_j = \alpha\varepsilon_j/(2L)` and
-    :math:`\ell_j(k) = |y_j - \mathrm{clip}(x_j^\top\hat\theta_k, -1, 1)|`, as in
-    :func:`selection_probabilities`, but in integer arithmetic: every double is a dyadic rational, so
-    after a common power-of-two scaling the dot products, the clip, the absolute values and the weighted
-    sum are integers, with no rounding.  A neighbour moves each :math:`q_k` by at most
-    :math:`u_j L = \alpha\varepsilon_j/2`, exactly.
-    """
-    from fractions import Fraction
-
-    _, ell, scale = exact_losses(models, X_val, y_val)
-    ui, su = _integers(np.asarray(epsilons_val, dtype=float))
-    a = Fraction(float(alpha)) / (2 * Fraction(LOSS_RANGE))      # u_j = a eps_j, exactly
-    q = ui.dot(ell)                                             # su scale q_k / a
-    low = min(q)
-    return [a * Fraction(int(v - low), su * scale) for v in q]
-
-
-def _integers(values) -> tuple:
-    """Doubles as integers over one power of two, exactly: ``(array of int, scale)``.
-
-    ``v = m 2**k`` with ``m = frexp(v)[0] 2**53`` an exact 54-bit integer (subnormals included); every ``m`` is
-    shifted to the smallest ``k``, whose power of two is the scale.
-    """
-    v = np.asarray(values, dtype=float)
-    mant, expo = np.frexp(v.ravel())
-    m = (mant * 2.0**53).astype(np.int64)                      # exact: at most 53 significant bits
-    k = expo.astype(np.int64) - 53
-    low = int(k[m != 0].min()) if np.any(m != 0) else 0
-    ints = [int(a) << int(b) for a, b in zip(m, np.maximum(k - low, 0))]     # a zero's shift is any
-    if low >= 0:
-        return np.array([a << low for a in ints], dtype=object).reshape(v.shape), 1
-    return np.array(ints, dtype=object).reshape(v.shape), 1 << -low
-
-
-def levels_below(exact) -> np.ndarray:
-    """For each rational, the largest double at most it: levels that never spend more than the exact share.
-
-    ``exact`` is a sequence of :class:`fractions.Fraction`; the doubles are returned as an array.
-    """
-    import math
-    from fractions import Fraction
-
-    out = np.array([float(q) for q in exact])
-    for j, q in enumerate(exact):
-        if Fraction(out[j]) > q:
-            out[j] = math.nextafter(out[j], -math.inf)
-    return out
-
-
-def split_levels(epsilons, share) -> tuple:
-    """``(first, rest)``: doubles with ``first_i <= share eps_i`` and ``rest_i <= (1 - share) eps_i``, exactly.
-
-    ``share`` is taken as the rational its double is; both parts are rounded down, so a mechanism spending
-    at most ``share eps_i`` (the candidates at ``first``, or the selection's exact weights) followed by one at
-    ``rest`` spends at most ``eps_i`` on point ``i`` (sequential composition), with no rounding upward.
-    """
-    from fractions import Fraction
-
-    a = Fraction(float(share))
-    eps = [Fraction(float(e)) for e in np.ravel(epsilons)]
-    return levels_below([a * e for e in eps]), levels_below([(1 - a) * e for e in eps])
-
-
-def exact_losses(models, X, y) -> tuple:
-    r"""``(|y_j|, |y_j - clip(x_j^T theta_k, -1, 1)|, scale)``: integers of shapes ``(m,)``, ``(m, K)``, exactly.
-
-    Both are the integers times ``1/scale``, a power of two: every double is a dyadic rational, so the dot
-    products, the clip and the absolute values need no rounding.  ``models`` of shape ``(K, d)``.
-    """
-    Xi, sx = _integers(X)
-    Ti, st = _integers(np.atleast_2d(models))
-    yi, sy = _integers(y)
-    D = sx * st
-    clipped = np.minimum(np.maximum(Xi.dot(Ti.T), -D), D)      # D clip(x_j . theta_k)
-    return np.abs(yi) * D, np.abs(yi[:, None] * D - clipped * sy), sy * D
-
-
-def select_exact(models, X_val, y_val, epsilons_val, alpha, bits) -> int:
-    """The personalized exponential mechanism drawn exactly: :func:`exact_exponents` and exact coins.
-
-    Propose ``k`` uniformly, accept it with probability ``exp(-x_k)`` (an exact Bernoulli coin,
-    :func:`pdp_lib.mechanisms.exact_sampling.bernoulli_exp`), else propose again: the accepted ``k`` has
-    probability proportional to ``exp(-x_k)``, that of :func:`selection_probabilities`, with no rounding.
-    At most ``K`` proposals are expected, as the best candidate has ``x_k = 0``.
-    """
-    return draw_exponential(exact_exponents(models, X_val, y_val, epsilons_val, alpha), bits)
-
-
-def draw_exponential(exponents, bits) -> int:
-    """An index ``k`` with probability proportional to ``exp(-x_k)``, exactly, for rationals ``x_k >= 0``, one 0."""
-    from .mechanisms.exact_sampling import bernoulli_exp
-
-    while True:
-        k = bits.below(len(exponents))
-        if bernoulli_exp(exponents[k], bits):
-            return k
 
 
 def _candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
@@ -519,7 +264,7 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     X, y, eps, _ = check_problem(X, y, epsilons)
     lams = check_grid(grid)
     alpha = check_fraction(alpha, "alpha", closed_low=False)
-    B = _check_bound_choice(B)
+    B = check_bound_choice(B)
     sampler = check_sampler(sampler)
     if sampler == "exact" and not isinstance(rng, RandomBits):
         rng = RandomBits(None if rng is None else check_rng(rng))
@@ -570,7 +315,7 @@ def tuning_plan(epsilons, grid, d: int, alpha: float = 1.0, validation_fraction=
     lams = check_grid(grid)
     d = check_dimension(d)
     alpha = check_fraction(alpha, "alpha", closed_low=False)
-    B = _check_bound_choice(B)
+    B = check_bound_choice(B)
     if eps.size < 2:
         raise ValueError(f"epsilons has {eps.size} entries: private tuning needs at least 2 points "
                          f"(a candidate part and a validation part)")

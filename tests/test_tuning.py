@@ -403,8 +403,8 @@ def test_doubles_as_integers_with_zeros_beside_values_of_one_and_more():
     # binary features (every nonzero entry 1) and all-zero vectors: zeros once took a negative shift
     from fractions import Fraction
 
-    from pdp_lib.tuning import _integers
+    from pdp_lib.mechanisms.exponential import dyadic_integers
 
     for values in (np.array([[0.0, 1.0], [1.0, 0.0]]), np.zeros(3), np.array([0.0, 4.0, -8.0]), np.array([0.0, 3e-300])):
-        ints, scale = _integers(values)
+        ints, scale = dyadic_integers(values)
         assert [Fraction(int(i), scale) for i in ints.ravel()] == [Fraction(v) for v in values.ravel()]

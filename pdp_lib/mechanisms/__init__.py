@@ -5,6 +5,8 @@
 ``baselines``            non-personalized output perturbation, Jorgensen et al.'s sampling, non-private fits
 ``threshold``            uniform DP at the best public threshold, and the (non-private) oracle threshold
 ``gaussian``             the personalized Gaussian mechanism, point i getting (eps_i, delta)-DP
+``lambda_grid``          the public grid of lambda values, its pruning, and what a rule's choice records
+``exponential``          the personalized exponential mechanism over candidate models, in floating point and exactly
 ``private_selection``    private selection from private candidates with personalized budgets
 ``exact_sampling``       exact draws from uniform bits: Bernoulli(exp(-x)), the discrete Laplace, exp(-t||k||)
                          on the integer lattice

@@ -228,12 +228,12 @@ def noisy_gd(X, y, epsilons, lam, delta, rng=None, *, steps: int = STEPS, radius
 def run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits: RandomBits) -> np.ndarray:
     """Noisy gradient descent on the lattice from the weighted sums (``bits`` its source of uniform bits): each step's
     centre ``round((G~ theta - m~) / (S~ gamma))`` computed exactly, plus exact Gaussian noise on the grid."""
-    from ..tuning import _integers           # doubles as integers over one power of two, exactly
+    from .exponential import dyadic_integers    # doubles as integers over one power of two, exactly
 
     d = np.asarray(moment).size
     upper = np.triu(np.asarray(gram, dtype=float))
-    G_ints, g_scale = _integers(upper + np.triu(upper, 1).T)
-    m_ints, m_scale = _integers(np.asarray(moment, dtype=float))
+    G_ints, g_scale = dyadic_integers(upper + np.triu(upper, 1).T)
+    m_ints, m_scale = dyadic_integers(np.asarray(moment, dtype=float))
     S = Fraction(float(total))
     gamma = _power_of_two(-cal.step_exponent)
     rate = gamma / Fraction(cal.sigma)
@@ -242,7 +242,7 @@ def run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits
     for _ in range(cal.steps):
         if sum(Fraction(float(v)) ** 2 for v in theta) > bound * bound:          # pragma: no cover - projection
             raise RuntimeError("an iterate left the ball the calibration assumes")
-        t_ints, t_scale = _integers(theta)
+        t_ints, t_scale = dyadic_integers(theta)
         rows = G_ints.dot(t_ints)                                            # (G~ theta) g_scale t_scale
         centre = [round((Fraction(int(r), g_scale * t_scale) - Fraction(int(m), m_scale)) / (S * gamma))
                   for r, m in zip(rows, m_ints)]

@@ -131,7 +131,7 @@ def public_lambda(grid, epsilons, d: int, share: float = SHARE) -> float:
     it spends nothing.  Compared in the book's chapter *Beyond output perturbation*.
     """
     from ..validation import check_epsilons
-    from ..tuning import check_grid
+    from .lambda_grid import check_grid
 
     lams, eps = check_grid(grid), check_epsilons(epsilons)
     total, eps_min = math.fsum(eps), float(eps.min())

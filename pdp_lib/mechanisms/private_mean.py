@@ -67,9 +67,9 @@ class MeanCalibration:
 
 
 def _exact_sum(values) -> Fraction:
-    from ..tuning import _integers           # doubles as integers over one power of two, exactly
+    from .exponential import dyadic_integers    # doubles as integers over one power of two, exactly
 
-    ints, scale = _integers(np.asarray(values, dtype=float))
+    ints, scale = dyadic_integers(np.asarray(values, dtype=float))
     return Fraction(sum(int(v) for v in ints), scale)
 
 
@@ -140,8 +140,8 @@ def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float
 
 def _weighted_label_sum(weights: np.ndarray, y: np.ndarray) -> Fraction:
     """:math:`\\sum_i w_i y_i` exactly, from the doubles."""
-    from ..tuning import _integers
+    from .exponential import dyadic_integers
 
-    w_ints, w_scale = _integers(weights)
-    y_ints, y_scale = _integers(y)
+    w_ints, w_scale = dyadic_integers(weights)
+    y_ints, y_scale = dyadic_integers(y)
     return Fraction(sum(int(a) * int(b) for a, b in zip(w_ints, y_ints)), w_scale * y_scale)

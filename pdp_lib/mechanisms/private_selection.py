@@ -32,7 +32,7 @@ import numpy as np
 from .exact_sampling import RandomBits
 from .lattice import check_sampler
 from .output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
-from ..tuning import LambdaChoice, _check_bound_choice, check_grid, prune_grid
+from .lambda_grid import LambdaChoice, check_bound_choice, check_grid, prune_grid
 from ..validation import check_fraction, check_problem, check_rng
 
 __all__ = ["improvement_terms", "selection_score", "exact_score", "laplace_passes", "round_candidates", "round_models", "run_selection",
@@ -126,10 +126,10 @@ def exact_score(theta, X, y, epsilons, score_share: float):
     """
     from fractions import Fraction
 
-    from ..tuning import _integers, exact_losses
+    from .exponential import dyadic_integers, exact_losses
 
     absolute, losses, scale = exact_losses(theta, X, y)
-    ui, su = _integers(np.asarray(epsilons, dtype=float))
+    ui, su = dyadic_integers(np.asarray(epsilons, dtype=float))
     total = ui.dot(absolute - losses[:, 0])
     return Fraction(float(score_share)) * Fraction(ROUND_SHARE) / 2 * Fraction(int(total), su * scale)
 
@@ -155,7 +155,7 @@ def _run_selection_exact(X, y, eps, lams, rho, stop, B, bits):
 
     from .output_perturbation import _run_pdp_op
 
-    from ..tuning import levels_below
+    from .exponential import levels_below
 
     model_levels = levels_below([(1 - Fraction(float(rho))) * Fraction(ROUND_SHARE) * Fraction(float(e))
                                  for e in eps])        # rounded down: a round spends at most eps_i / 2
@@ -214,7 +214,7 @@ def private_selection(X, y, epsilons, grid, *, stop=None, score_share: float = 0
     if isinstance(score_share, bool) or not isinstance(score_share, numbers.Real):
         raise TypeError(f"score_share must be a real number, got {type(score_share).__name__}")
     rho = check_fraction(score_share, "score_share", closed_low=False, closed_high=False)
-    B = _check_bound_choice(B)
+    B = check_bound_choice(B)
     sampler = check_sampler(sampler)
     if sampler == "exact":
         bits = rng if isinstance(rng, RandomBits) else RandomBits(None if rng is None else check_rng(rng))
