@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_scale
-from .curves import (_check_eps_prime, gaussian_privacy_profile, l2_privacy_profile,  # noqa: F401
+from .curves import (check_eps_prime, gaussian_privacy_profile, l2_privacy_profile,  # noqa: F401
                      laplace_privacy_profile, largest_gaussian_mu, largest_loss_range)
 from .mechanisms.gaussian import gaussian_calibration
 from .mechanisms.output_perturbation import _weighted_ridge, calibrate
@@ -171,7 +171,7 @@ def privacy_curve(eps_prime, epsilons, lam, d, point, *, noise="l2", delta=None,
     if not 0 <= int(point) < eps.size:
         raise ValueError(f"point = {int(point)} is outside the allowed range [0, {eps.size - 1}]")
     grid = np.asarray(eps_prime, dtype=float)
-    values = [_check_eps_prime(e) for e in grid.ravel()]
+    values = [check_eps_prime(e) for e in grid.ravel()]
     if noise == "gaussian":
         if delta is None:
             raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "

@@ -19,7 +19,7 @@ mechanisms here the profile depends on one number and the dimension:
 - the **Gaussian mechanism** :math:`N(\cdot, \sigma^2 I)`: :math:`\mu = \Delta/\sigma`, whatever
   :math:`d`, with the closed form :math:`\delta(\varepsilon') = \Phi(\mu/2 - \varepsilon'/\mu) -
   e^{\varepsilon'}\Phi(-\mu/2 - \varepsilon'/\mu)` (Balle & Wang, ICML 2018)
-  (:func:`gaussian_privacy_profile`).
+  (:func:`gaussian_privacy_profile`, in :mod:`pdp_lib.gaussian_curves` with its inverse, re-exported here).
 
 Both profiles grow with :math:`a` (resp. :math:`\mu`), so the largest value that still meets a target
 :math:`(\varepsilon, \delta)` is found by a root search: :func:`largest_loss_range`,
@@ -37,6 +37,13 @@ import warnings
 import numpy as np
 from scipy import integrate, optimize, special
 
+from .gaussian_curves import (  # noqa: F401 - the Gaussian profile's names, re-exported
+    SAFETY,
+    check_eps_prime,
+    gaussian_privacy_profile,
+    largest_gaussian_mu,
+    tolerated_gaussian_mus,
+)
 from .validation import check_dimension, check_epsilons, check_fraction, check_positive
 
 __all__ = [
@@ -51,12 +58,6 @@ __all__ = [
 ]
 
 
-def _check_eps_prime(eps_prime) -> float:
-    x = float(eps_prime)
-    if not np.isfinite(x) or x < 0:
-        raise ValueError(f"eps_prime = {eps_prime!r} is outside the allowed range [0, inf)")
-    return x
-
 
 def laplace_privacy_profile(eps_prime, a) -> float:
     r"""The privacy profile of the Laplace mechanism whose loss ranges over ``[-a, a]`` (``d = 1``).
@@ -64,7 +65,7 @@ def laplace_privacy_profile(eps_prime, a) -> float:
     :math:`\delta(\varepsilon') = 1 - e^{(\varepsilon' - a)/2}` for :math:`0 \le \varepsilon' \le a`,
     and 0 beyond.
     """
-    e = _check_eps_prime(eps_prime)
+    e = check_eps_prime(eps_prime)
     a = check_positive(a, "a")
     return float(-np.expm1((e - a) / 2.0)) if e < a else 0.0
 
@@ -307,7 +308,7 @@ def l2_privacy_profile(eps_prime, d, a) -> float:
     The formula is the book's proposition *The profile of a point of PDP-OP* (chapter *PDP-OP under
     approximate DP*, ``book/approximate.ipynb``, section *The privacy profile of a point*).
     """
-    e = _check_eps_prime(eps_prime)
+    e = check_eps_prime(eps_prime)
     d = check_dimension(d)
     a = check_positive(a, "a")
     if e >= a:
@@ -392,9 +393,6 @@ def largest_loss_range(epsilon, delta, d, *, guess=None) -> float:
         a = max(lo, a - step)
     return float(a)
 
-
-SAFETY = 1e-8
-"""The inverses aim at ``delta (1 - SAFETY)``: rounding and quadrature error stay on the safe side."""
 
 EXACT_LEVELS = 64
 """Up to this many distinct levels, :func:`tolerated_loss_ranges` solves each one exactly."""
@@ -497,122 +495,3 @@ def least_stretch(epsilons, delta, d) -> float:
         guess = ratios[k] * levels[k] * levels[k] / floors[k]     # the lattice level's stretch, scaled
         ratios[k] = _cached_loss_range(float(levels[k]), float(delta), int(d), guess) / levels[k]
         exact[k] = True
-
-
-def gaussian_privacy_profile(eps_prime, mu) -> float:
-    r"""The privacy profile of the Gaussian mechanism at :math:`\mu = \Delta/\sigma` (any dimension).
-
-    :math:`\delta(\varepsilon') = \Phi(\mu/2 - \varepsilon'/\mu) - e^{\varepsilon'}\Phi(-\mu/2 - \varepsilon'/\mu)`
-    (Balle & Wang, ICML 2018, Theorem 8), computed through :math:`\log\Phi` so that values far
-    below machine epsilon keep their relative accuracy.
-
-    Parameters
-    ----------
-    eps_prime : float
-        ``>= 0``.
-    mu : float
-        ``> 0``: the distance of the two centres over the noise's standard deviation.
-
-    Returns
-    -------
-    float
-        In ``[0, 1)``; decreasing in ``eps_prime``, increasing in ``mu``.
-    """
-    e = _check_eps_prime(eps_prime)
-    mu = check_positive(mu, "mu")
-    log_first = special.log_ndtr(mu / 2.0 - e / mu)
-    log_second = e + special.log_ndtr(-mu / 2.0 - e / mu)
-    if not np.isfinite(log_first):
-        return 0.0
-    return float(max(0.0, -np.exp(log_first) * np.expm1(log_second - log_first)))
-
-
-def _gaussian_profiles(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """:func:`gaussian_privacy_profile` on arrays (validated inputs)."""
-    log_first = special.log_ndtr(mu / 2.0 - eps / mu)
-    log_second = eps + special.log_ndtr(-mu / 2.0 - eps / mu)
-    with np.errstate(invalid="ignore"):
-        value = -np.exp(log_first) * np.expm1(log_second - log_first)
-    return np.where(np.isfinite(log_first), np.maximum(value, 0.0), 0.0)
-
-
-def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
-    r""":func:`largest_gaussian_mu` for every level at once: a vectorized bisection on :math:`\log\mu`.
-
-    Aims at ``delta (1 - SAFETY)`` and returns the lower end of the final bracket, within a relative
-    ``2**-50`` of that root, so that :math:`\delta(\varepsilon_i; \mu_i) \le \delta` holds for every
-    returned :math:`\mu_i` despite rounding (the safe side).
-
-    Parameters
-    ----------
-    epsilons : array-like of shape (n,)
-        Each finite and ``> 0``.
-    delta : float
-        In ``(0, 1)``.
-
-    Returns
-    -------
-    numpy.ndarray of shape (n,)
-    """
-    eps = check_epsilons(epsilons)
-    delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    target = delta * (1.0 - SAFETY)
-    over = lambda log_mu: _gaussian_profiles(eps, np.exp(log_mu)) > target      # noqa: E731
-    hi = np.zeros_like(eps)
-    while np.any(~over(hi)):
-        hi = np.where(over(hi), hi, hi + 1.0)
-    lo = hi - 1.0
-    while np.any(over(lo)):
-        lo = np.where(over(lo), lo - 1.0, lo)
-    for _ in range(52):
-        mid = 0.5 * (lo + hi)
-        above = over(mid)
-        lo, hi = np.where(above, lo, mid), np.where(above, mid, hi)
-    mus = np.exp(lo)
-    _check_profile_precision(eps, mus, delta)
-    return mus
-
-
-def _check_profile_precision(eps: np.ndarray, mus: np.ndarray, delta: float) -> None:
-    r"""Refuse levels whose :math:`\delta(\varepsilon; \mu^*)` double precision cannot resolve to within ``SAFETY / 4``.
-
-    The profile is :math:`e^{L_1}(1 - e^{D})` with :math:`D = L_2 - L_1` the difference of two logarithms of
-    magnitude about :math:`|L_1| + |L_2|`, each computed within a few units of the last place: a relative error of
-    about :math:`16u(|L_1| + |L_2| + \varepsilon)/|D|` in the profile, ``u = 2**-53``.  For tiny levels with a tiny
-    ``delta`` the two terms cancel and that error exceeds the bisection's margin, so the returned ``mu*`` could give
-    more than ``delta``: refused rather than computed.
-    """
-    log_first = special.log_ndtr(mus / 2.0 - eps / mus)
-    log_second = eps + special.log_ndtr(-mus / 2.0 - eps / mus)
-    gap = np.abs(log_second - log_first)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        error = 16 * 2.0**-53 * (np.abs(log_first) + np.abs(log_second) + eps) / gap
-    bad = ~(error <= SAFETY / 4)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"epsilons[{i}] = {float(eps[i])!r} with delta = {delta!r} is outside the range where "
-                         f"mu*(epsilon, delta) is computed safely in double precision: the Gaussian profile's two "
-                         f"terms cancel; raise delta or the level")
-
-
-def largest_gaussian_mu(epsilon, delta) -> float:
-    r"""The largest :math:`\mu` with :math:`\delta(\varepsilon; \mu) \le \delta`: the analytic Gaussian mechanism.
-
-    A Gaussian mechanism whose centres are at most :math:`\Delta` apart is :math:`(\varepsilon,
-    \delta)`-DP iff :math:`\sigma \ge \Delta/\mu^*(\varepsilon, \delta)` (Balle & Wang, ICML 2018):
-    the least noise for the pair of levels.  Found by bisection on :math:`\log\mu`
-    (:func:`tolerated_gaussian_mus`), to a relative ``2**-50``, on the safe side.
-
-    Parameters
-    ----------
-    epsilon : float
-        ``> 0``.
-    delta : float
-        In ``(0, 1)``.
-
-    Returns
-    -------
-    float
-    """
-    eps = check_positive(epsilon, "epsilon")
-    return float(tolerated_gaussian_mus(np.array([eps]), delta)[0])

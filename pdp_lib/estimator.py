@@ -296,7 +296,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     def _fit_gd(self, X, y, epsilons, rule, sampler):
         """``mechanism="gd"``: noisy gradient descent, ``(epsilon_i, delta)``-DP, with the library's default steps,
         radius ``B(lam)`` and step size (:func:`pdp_lib.mechanisms.noisy_gd.noisy_gd`)."""
-        from .curves import tolerated_gaussian_mus
+        from .gaussian_curves import tolerated_gaussian_mus
         from .mechanisms.noisy_gd import noisy_gd
 
         for wrong, why in [(self.noise != "gaussian" or self.delta is None,
@@ -367,7 +367,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     def _fit_gaussian_ssp(self, X, y, epsilons, rule, sampler):
         """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam`` or at the public ridge
         (``lam="public"``), or AdaSSP (``lam="auto"``)."""
-        from .curves import tolerated_gaussian_mus
+        from .gaussian_curves import tolerated_gaussian_mus
         from .mechanisms.adassp import SHARES, _release, adassp_ridge, check_shares, ridge_rule
         from .mechanisms.ssp import solve_statistics
         from .validation import check_fraction

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdp_lib"
 
 LAYERS = {
     0: ("validation", "formatting", "deprecation", "lazy"),
-    1: ("bounds", "curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
+    1: ("bounds", "curves", "gaussian_curves", "moments", "mixtures", "profiles", "datasets", "losses", "preprocessing"),
     2: ("mechanisms", "estimator", "accuracy", "personalization", "tuning", "approximate", "io", "audit"),
     3: ("experiments",),
     4: ("replication",),

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ..curves import tolerated_gaussian_mus
+from ..gaussian_curves import tolerated_gaussian_mus
 from ..mechanisms.noisy_gd import STEPS, _check_settings, gd_sensitivity
 from ..validation import check_fraction, check_positive, check_problem
 

@@ -282,7 +282,7 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
                        masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
     mus = None
     if delta is not None:
-        from ..curves import tolerated_gaussian_mus
+        from ..gaussian_curves import tolerated_gaussian_mus
 
         mus = tolerated_gaussian_mus(levels, delta)          # once per distinct level (levels sorted)
         sums.delta, sums.gaussian, sums.mu_min = delta, _Part.zeros(d), float(mus.min())

@@ -284,7 +284,7 @@ def gaussian_weights(eps: np.ndarray, delta: float, path=None, first: int = 1, c
     With ``path``, a level for which ``mu*`` cannot be computed is refused with its file, line (``first`` is the
     chunk's first row, from 1) and ``column``, rather than with its index in the chunk.
     """
-    from ..curves import tolerated_gaussian_mus
+    from ..gaussian_curves import tolerated_gaussian_mus
 
     levels, index = np.unique(eps, return_inverse=True)
     try:

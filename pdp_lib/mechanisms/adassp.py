@@ -74,7 +74,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..curves import tolerated_gaussian_mus
+from ..gaussian_curves import tolerated_gaussian_mus
 from ..validation import check_fraction, check_problem, check_rng
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits

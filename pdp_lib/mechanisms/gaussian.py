@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
-from ..curves import tolerated_gaussian_mus
+from ..gaussian_curves import tolerated_gaussian_mus
 from .output_perturbation import _weighted_ridge, check_weighting, noise_optimal_weights
 from ..validation import (check_count, check_dimension, check_epsilons, check_fraction, check_positive,
                          check_problem, check_rng)

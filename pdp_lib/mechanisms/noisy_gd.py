@@ -55,7 +55,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..bounds import norm_bound
-from ..curves import tolerated_gaussian_mus
+from ..gaussian_curves import tolerated_gaussian_mus
 from ..validation import check_count, check_fraction, check_positive, check_problem, check_rng
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits

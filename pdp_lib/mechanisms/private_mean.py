@@ -117,7 +117,7 @@ def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float
     sampler = check_sampler(sampler)
     weights = eps
     if delta is not None:
-        from ..curves import tolerated_gaussian_mus
+        from ..gaussian_curves import tolerated_gaussian_mus
 
         delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
         weights = tolerated_gaussian_mus(eps, delta)
