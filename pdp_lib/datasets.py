@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .validation import (
-    _as_float_array,
+    as_float_array,
     check_count,
     check_dimension,
     check_fraction,
@@ -242,8 +242,8 @@ def train_test_split(X, y, test_size=0.2, seed=21):
     -------
     X_train, X_test, y_train, y_test : numpy.ndarray
     """
-    Xa = _as_float_array(X, "X")
-    ya = _as_float_array(y, "y")
+    Xa = as_float_array(X, "X")
+    ya = as_float_array(y, "y")
     if Xa.ndim != 2 or ya.ndim != 1 or len(Xa) != len(ya):
         raise ValueError(f"X must be (n, d) and y (n,) with the same n, got {Xa.shape} and {ya.shape}")
     test_size = check_fraction(test_size, "test_size", closed_low=False, closed_high=False)
@@ -264,8 +264,8 @@ def training_subset(X, y, fraction, seed=21):
     random_state=seed)[::2]`` of scikit-learn, which the paper's code used to
     vary the training set size; ``fraction = 1`` returns copies of the data.
     """
-    Xa = _as_float_array(X, "X")
-    ya = _as_float_array(y, "y")
+    Xa = as_float_array(X, "X")
+    ya = as_float_array(y, "y")
     if Xa.ndim != 2 or ya.ndim != 1 or len(Xa) != len(ya):
         raise ValueError(f"X must be (n, d) and y (n,) with the same n, got {Xa.shape} and {ya.shape}")
     fraction = check_fraction(fraction, "fraction", closed_low=False)

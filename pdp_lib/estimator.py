@@ -13,9 +13,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .mechanisms import noise_energy, registry
 from .mechanisms.exact_sampling import RandomBits
-from .mechanisms.gaussian import _run_gaussian
+from .mechanisms.gaussian import run_gaussian
 from .mechanisms.lattice import check_sampler, lattice_calibration, rounds_bound
-from .mechanisms.output_perturbation import _run_pdp_op, calibrate
+from .mechanisms.output_perturbation import run_pdp_op, calibrate
 from .tuning import DEFAULT_GRID, check_grid, choose_lambda, private_lambda, split_levels, tuning_plan
 from .validation import check_features, check_finite, check_fraction, check_positive, check_problem, check_rng
 
@@ -281,11 +281,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if rule == "pruned":
             return self._fit_pruned(X, y, epsilons)
         if self.noise == "gaussian":
-            self.coef_, cal = _run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
+            self.coef_, cal = run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
                                             rng_name="random_state", sampler=sampler)
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
-            self.coef_, cal = _run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
+            self.coef_, cal = run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
                                           rng_name="random_state", delta=self.delta, sampler=sampler)
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
@@ -320,7 +320,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     def _fit_objective(self, X, y, epsilons, rule, sampler):
         """``mechanism="objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP, floating point
         by explicit opt-in (:func:`pdp_lib.mechanisms.objective.objective_perturbation`)."""
-        from .mechanisms.objective import _release, check_objective_sampler
+        from .mechanisms.objective import release_arrays, check_objective_sampler
 
         for wrong, why in [(self.B is not None, f"B = {self.B!r} is not allowed with mechanism='objective': its ball "
                                                 f"is B(lam)"),
@@ -332,7 +332,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                 raise ValueError(why)
         check_objective_sampler(self.sampler)
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
-        self.coef_, cal = _release(X, y, eps, lam, self.random_state, None, 0.5)
+        self.coef_, cal = release_arrays(X, y, eps, lam, self.random_state, None, 0.5)
         self._noise_bound = ("objective_energy", (cal.eta, cal.ridge, X.shape[1]))
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = cal.eta, float("nan")
@@ -368,7 +368,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam`` or at the public ridge
         (``lam="public"``), or AdaSSP (``lam="auto"``)."""
         from .gaussian_curves import tolerated_gaussian_mus
-        from .mechanisms.adassp import SHARES, _release, adassp_ridge, check_shares, ridge_rule
+        from .mechanisms.adassp import SHARES, release_arrays, adassp_ridge, check_shares, ridge_rule
         from .mechanisms.ssp import solve_statistics
         from .validation import check_fraction
 
@@ -384,7 +384,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         else:
             X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         shares = SHARES if rule == "auto" else check_shares((0.5, 0.5, 0.0))
-        release = _release(X, y, eps, delta, self.random_state, shares, sampler)
+        release = release_arrays(X, y, eps, delta, self.random_state, shares, sampler)
         if rule == "auto":
             lam = adassp_ridge(release)
         elif rule == "public":          # the chapter's public ridge: public noise parameters only
@@ -408,11 +408,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         choice = choose_lambda(X, y, eps, grid, "pruned", validation_fraction=self.validation_fraction,
                                B=self.B)
         if self.noise == "gaussian":
-            self.coef_, cal = _run_gaussian(X, y, eps, choice.lam, self.delta, self.B, self.random_state,
+            self.coef_, cal = run_gaussian(X, y, eps, choice.lam, self.delta, self.B, self.random_state,
                                             rng_name="random_state", sampler=self.sampler)
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
-            self.coef_, cal = _run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,
+            self.coef_, cal = run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,
                                           rng_name="random_state", delta=self.delta, sampler=self.sampler)
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
@@ -444,7 +444,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self.weights_ = np.zeros(eps.size)
             self.weights_[part] = cal.weights
         else:
-            self.coef_, cal = _run_pdp_op(X, y, rest, choice.lam, self.B, gen, sampler=self.sampler)
+            self.coef_, cal = run_pdp_op(X, y, rest, choice.lam, self.B, gen, sampler=self.sampler)
             self.weights_ = np.array(cal.weights)
             eta = cal.eta
         self.eta_, self.sigma_ = eta, float("nan")

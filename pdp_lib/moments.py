@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import _as_float_array, _first_bad, _fmt_idx, check_dimension
+from .validation import as_float_array, first_bad_index, format_index, check_dimension
 
 __all__ = [
     "LossMoments",
@@ -46,14 +46,14 @@ __all__ = [
 
 def _check_eta(eta, name: str = "eta") -> np.ndarray:
     """``eta > 0`` (``inf`` allowed: no noise); returns a float array (scalar or 1-D)."""
-    arr = _as_float_array(eta, name)
+    arr = as_float_array(eta, name)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a scalar or 1-D, got shape {arr.shape}")
     bad = np.isnan(arr) | (arr <= 0)
     if bad.any():
-        idx = _first_bad(np.atleast_1d(bad))
+        idx = first_bad_index(np.atleast_1d(bad))
         val = np.atleast_1d(arr)[idx]
-        where = f"{name}[{_fmt_idx(idx)}]" if arr.ndim else name
+        where = f"{name}[{format_index(idx)}]" if arr.ndim else name
         raise ValueError(f"{where} = {val!r} is outside the allowed range (0, inf] (inf: no noise)")
     return arr
 
@@ -92,17 +92,17 @@ def l2_laplace_norm_moments(eta, d):
 
 
 def _check_symmetric(A, name: str = "A") -> np.ndarray:
-    arr = _as_float_array(A, name)
+    arr = as_float_array(A, name)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
         raise ValueError(f"{name} must be a square (d, d) matrix with d >= 1, got shape {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():
-        idx = _first_bad(bad)
-        raise ValueError(f"{name}[{_fmt_idx(idx)}] = {arr[idx]!r} is outside the allowed range (-inf, inf)")
+        idx = first_bad_index(bad)
+        raise ValueError(f"{name}[{format_index(idx)}] = {arr[idx]!r} is outside the allowed range (-inf, inf)")
     scale = max(float(np.max(np.abs(arr))), 1.0)
     asym = np.abs(arr - arr.T) > 1e-12 * scale
     if asym.any():
-        i, j = _first_bad(asym)
+        i, j = first_bad_index(asym)
         raise ValueError(f"{name} must be symmetric: {name}[{i}, {j}] = {arr[i, j]!r} but "
                          f"{name}[{j}, {i}] = {arr[j, i]!r}")
     return arr
@@ -177,8 +177,8 @@ class QuadraticLoss:
     """
 
     def __init__(self, X_test, y_test, penalty=0.0):
-        X = _as_float_array(X_test, "X_test")
-        y = _as_float_array(y_test, "y_test")
+        X = as_float_array(X_test, "X_test")
+        y = as_float_array(y_test, "y_test")
         if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"X_test must be 2-D of shape (N, d) with N, d >= 1, got shape {X.shape}")
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -187,10 +187,10 @@ class QuadraticLoss:
         for arr, name in ((X, "X_test"), (y, "y_test")):
             bad = ~np.isfinite(arr)
             if bad.any():
-                idx = _first_bad(bad)
-                raise ValueError(f"{name}[{_fmt_idx(idx)}] = {arr[idx]!r} is outside the allowed "
+                idx = first_bad_index(bad)
+                raise ValueError(f"{name}[{format_index(idx)}] = {arr[idx]!r} is outside the allowed "
                                  f"range (-inf, inf)")
-        p = _as_float_array(penalty, "penalty")
+        p = as_float_array(penalty, "penalty")
         if p.ndim != 0 or not np.isfinite(p) or p < 0:
             raise ValueError(f"penalty = {penalty!r} is outside the allowed range [0, inf)")
         self._init(X, y, float(p), None)
@@ -214,7 +214,7 @@ class QuadraticLoss:
 
     def with_penalty(self, penalty) -> "QuadraticLoss":
         """The same test set with another penalty (reuses ``X^T X / N``)."""
-        p = _as_float_array(penalty, "penalty")
+        p = as_float_array(penalty, "penalty")
         if p.ndim != 0 or not np.isfinite(p) or p < 0:
             raise ValueError(f"penalty = {penalty!r} is outside the allowed range [0, inf)")
         new = object.__new__(QuadraticLoss)
@@ -227,13 +227,13 @@ class QuadraticLoss:
         return self._gram + self.penalty * np.eye(self.d)
 
     def _theta(self, theta) -> np.ndarray:
-        th = _as_float_array(theta, "theta")
+        th = as_float_array(theta, "theta")
         if th.ndim not in (1, 2) or th.shape[-1] != self.d:
             raise ValueError(f"theta must have shape (d,) or (R, d) with d = {self.d}, got {th.shape}")
         bad = ~np.isfinite(th)
         if bad.any():
-            idx = _first_bad(bad)
-            raise ValueError(f"theta[{_fmt_idx(idx)}] = {th[idx]!r} is outside the allowed range (-inf, inf)")
+            idx = first_bad_index(bad)
+            raise ValueError(f"theta[{format_index(idx)}] = {th[idx]!r} is outside the allowed range (-inf, inf)")
         return th
 
     def _value_and_gradient(self, th: np.ndarray):
@@ -297,7 +297,7 @@ class QuadraticLoss:
         LossMoments
         """
         th = self._theta(theta_bar)
-        s = _as_float_array(sigma, "sigma")
+        s = as_float_array(sigma, "sigma")
         if s.ndim != 0 or not np.isfinite(s) or s < 0:
             raise ValueError(f"sigma = {sigma!r} is outside the allowed range [0, inf)")
         value, grad = self._value_and_gradient(th)

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from .validation import _as_float_array, _first_bad, _fmt_idx
+from .validation import as_float_array, first_bad_index, format_index
 
 __all__ = ["scale_to_domain", "scale_labels", "DomainScaler"]
 
@@ -64,7 +64,7 @@ def _column_bounds(bound, name: str, d: int, columns) -> np.ndarray:
         if missing:
             raise ValueError(f"{name} has no entry for column {missing[0]!r} of X")
         bound = [bound[c] for c in columns]
-    arr = _as_float_array(bound, name)
+    arr = as_float_array(bound, name)
     if arr.ndim == 0:
         arr = np.full(d, float(arr))
     elif arr.ndim != 1 or arr.shape[0] != d:
@@ -72,7 +72,7 @@ def _column_bounds(bound, name: str, d: int, columns) -> np.ndarray:
                          f"got shape {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():
-        j = _first_bad(bad)
+        j = first_bad_index(bad)
         raise ValueError(f"{name}[{j}] = {float(arr[j])!r} is outside the allowed range (-inf, inf)")
     return arr
 
@@ -81,7 +81,7 @@ def _check_bounds_order(lower: np.ndarray, upper: np.ndarray) -> None:
     width = upper - lower
     bad = ~(width > 0) | ~np.isfinite(width)
     if bad.any():
-        j = _first_bad(bad)
+        j = first_bad_index(bad)
         raise ValueError(
             f"upper[{j}] = {float(upper[j])!r} must be greater than lower[{j}] = {float(lower[j])!r} "
             f"(with a finite difference)"
@@ -107,7 +107,7 @@ def _check_within(arr: np.ndarray, name: str, lower, upper, clip: bool, columns=
     if not clip:
         bad |= (arr < lower) | (arr > upper)
     if bad.any():
-        idx = _first_bad(bad)
+        idx = first_bad_index(bad)
         j = idx[1] if isinstance(idx, tuple) else idx
         lo, hi = (lower[j], upper[j]) if arr.ndim == 2 else (lower, upper)
         col = f" (column {columns[j]!r})" if columns is not None and arr.ndim == 2 else ""
@@ -115,7 +115,7 @@ def _check_within(arr: np.ndarray, name: str, lower, upper, clip: bool, columns=
         remedy = ("NaN and inf are refused, also with clip=True" if not np.isfinite(value) else
                   "widen the public bounds, or pass clip=True to clamp such values to them")
         raise ValueError(
-            f"{name}[{_fmt_idx(idx)}]{col} = {value!r} is outside the allowed range "
+            f"{name}[{format_index(idx)}]{col} = {value!r} is outside the allowed range "
             f"[{_num(lo)}, {_num(hi)}] given by lower and upper; {remedy}"
         )
     return np.clip(arr, lower, upper) if clip else arr
@@ -161,7 +161,7 @@ def scale_to_domain(X, lower, upper, *, clip=False) -> np.ndarray:
     """
     clip = _check_clip(clip)
     columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
-    arr = _as_float_array(X, "X")
+    arr = as_float_array(X, "X")
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-D of shape (n, d), got {arr.ndim}-D shape {arr.shape}")
     if arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -213,7 +213,7 @@ def scale_labels(y, lower, upper, *, symmetric=False, clip=False) -> np.ndarray:
     clip = _check_clip(clip)
     if not isinstance(symmetric, (bool, np.bool_)):
         raise TypeError(f"symmetric must be True or False, got {type(symmetric).__name__}")
-    arr = _as_float_array(y, "y")
+    arr = as_float_array(y, "y")
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n,), got shape {arr.shape}")
     if arr.shape[0] < 1:
@@ -264,7 +264,7 @@ class DomainScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Check the bounds against the shape of ``X``; nothing is learned from its values."""
         _check_clip(self.clip)
         columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
-        arr = _as_float_array(X, "X")
+        arr = as_float_array(X, "X")
         if arr.ndim == 2 and arr.shape[1] < 1:
             raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: X must be "
                              f"2-D of shape (n, d) with n >= 1 and d >= 1")
@@ -315,7 +315,7 @@ class DomainScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
             warnings.warn("X does not have valid feature names, but DomainScaler was fitted with feature names",
                           UserWarning, stacklevel=3)
-        arr = _as_float_array(X, "X")
+        arr = as_float_array(X, "X")
         if arr.ndim != 2:
             raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {arr.shape} (Reshape your data: "
                              f"X.reshape(1, -1) for one row)")

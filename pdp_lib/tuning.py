@@ -206,7 +206,7 @@ def public_parts(epsilons, k: int, validation_fraction=None) -> tuple:
 
 
 
-def _candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
+def candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
     """PDP-OP at ``lams[k]`` on ``parts[k]`` with budgets ``alpha * eps``: shape ``(size, K, d)``."""
     d = X.shape[1]
     out = np.empty((size, len(lams), d))
@@ -259,7 +259,7 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     """
     from .mechanisms.exact_sampling import RandomBits
     from .mechanisms.lattice import check_sampler
-    from .mechanisms.output_perturbation import _run_pdp_op
+    from .mechanisms.output_perturbation import run_pdp_op
 
     X, y, eps, _ = check_problem(X, y, epsilons)
     lams = check_grid(grid)
@@ -273,11 +273,11 @@ def private_lambda(X, y, epsilons, grid, *, alpha: float = 1.0, validation_fract
     val = plan.validation
     if sampler == "exact":
         shares = split_levels(eps, alpha)[0]          # alpha eps_i rounded down: never more than the share
-        models = np.array([_run_pdp_op(X[idx], y[idx], shares[idx], lam, B, gen, sampler="exact")[0]
+        models = np.array([run_pdp_op(X[idx], y[idx], shares[idx], lam, B, gen, sampler="exact")[0]
                            for idx, lam in zip(plan.parts, plan.candidates)])
         k = select_exact(models, X[val], y[val], eps[val], alpha, gen)
     else:
-        models = _candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, 1)[0]
+        models = candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, 1)[0]
         k = select(validation_losses(models, X[val], y[val]), eps[val], alpha, gen)
     return LambdaChoice(lam=float(plan.candidates[k]), rule="private", spent=alpha * eps,
                         candidates=plan.candidates, index=k, models=models)

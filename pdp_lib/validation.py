@@ -46,7 +46,7 @@ a machine can hold.  The Python API (:func:`check_epsilons`) keeps the paper's r
 """
 
 
-def _as_float_array(value, name: str) -> np.ndarray:
+def as_float_array(value, name: str) -> np.ndarray:
     """Convert ``value`` to a float array without copying user data in place."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be array-like of numbers, got {type(value).__name__}")
@@ -86,14 +86,14 @@ def _check_not_empty(arr: np.ndarray, name: str, head: str = "must have n >= 1 r
         raise ValueError(f"{name} {head}, got shape {arr.shape}: found {what}.")
 
 
-def _first_bad(mask: np.ndarray):
+def first_bad_index(mask: np.ndarray):
     """Index (int or tuple) of the first ``True`` entry of ``mask`` in C order."""
     flat = int(np.flatnonzero(mask.ravel())[0])
     idx = np.unravel_index(flat, mask.shape)
     return int(idx[0]) if len(idx) == 1 else tuple(int(i) for i in idx)
 
 
-def _fmt_idx(idx) -> str:
+def format_index(idx) -> str:
     return ", ".join(map(str, idx)) if isinstance(idx, tuple) else str(idx)
 
 
@@ -101,10 +101,10 @@ def _check_interval(arr: np.ndarray, name: str, low: float, high: float,
                     remedy: str = "scale_to_domain") -> None:
     bad = ~np.isfinite(arr) | (arr < low) | (arr > high)
     if bad.any():
-        idx = _first_bad(bad)
+        idx = first_bad_index(bad)
         what = "" if np.isfinite(arr[idx]) else "; NaN and infinity are refused"
         raise ValueError(
-            f"{name}[{_fmt_idx(idx)}] = "
+            f"{name}[{format_index(idx)}] = "
             f"{float(arr[idx])!r} is outside the allowed range [{low:g}, {high:g}] "
             f"(the privacy guarantee assumes it; map the data into the domain first, "
             f"e.g. with pdp_lib.preprocessing.{remedy} and public bounds{what})"
@@ -126,7 +126,7 @@ def check_features(X, name: str = "X") -> np.ndarray:
     numpy.ndarray
         A float copy of shape ``(n, d)``.
     """
-    arr = _as_float_array(X, name)
+    arr = as_float_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D of shape (n, d), got {arr.ndim}-D shape {arr.shape}")
     _check_not_empty(arr, name)
@@ -136,7 +136,7 @@ def check_features(X, name: str = "X") -> np.ndarray:
 
 def _per_point(value, n: int | None, name: str) -> np.ndarray:
     """A float copy of a per-point vector: 1-D, at least one entry, ``n`` entries when given."""
-    arr = _as_float_array(value, name)
+    arr = as_float_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D of shape (n,), got shape {arr.shape}")
     if arr.shape[0] < 1:
@@ -164,7 +164,7 @@ def check_epsilons(epsilons, n: int | None = None, name: str = "epsilons") -> np
     arr = _per_point(epsilons, n, name)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if bad.any():
-        i = _first_bad(bad)
+        i = first_bad_index(bad)
         raise ValueError(f"{name}[{i}] = {float(arr[i])!r} is outside the allowed range (0, inf): "
                          f"every privacy level must be positive and finite")
     return arr
@@ -179,7 +179,7 @@ def check_weights(weights, n: int | None = None, name: str = "weights", atol: fl
     arr = _per_point(weights, n, name)
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
-        i = _first_bad(bad)
+        i = first_bad_index(bad)
         raise ValueError(f"{name}[{i}] = {float(arr[i])!r} is outside the allowed range [0, inf)")
     total = float(arr.sum())
     if abs(total - 1.0) > atol:
@@ -260,7 +260,7 @@ def check_finite(value, name: str, ndim: tuple = (1, 2)) -> np.ndarray:
     ``PersonalizedRidge.predict``, estimates ``theta``): NaN and inf are still
     refused, naming the first offending index.
     """
-    arr = _as_float_array(value, name)
+    arr = as_float_array(value, name)
     if arr.ndim not in ndim:
         dims = " or ".join(f"{k}-D" for k in ndim)
         raise ValueError(f"{name} must be {dims}, got shape {arr.shape}")
@@ -270,8 +270,8 @@ def check_finite(value, name: str, ndim: tuple = (1, 2)) -> np.ndarray:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():
-        idx = _first_bad(bad)
-        raise ValueError(f"{name}[{_fmt_idx(idx)}] = {float(arr[idx])!r} is outside the allowed "
+        idx = first_bad_index(bad)
+        raise ValueError(f"{name}[{format_index(idx)}] = {float(arr[idx])!r} is outside the allowed "
                          f"range (-inf, inf): values must be finite")
     return arr
 

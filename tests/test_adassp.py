@@ -51,7 +51,7 @@ def test_the_calibration_over_the_reals_spends_each_share():
     assert np.allclose(np.square(shifts) / np.square(mus.sum()), 1 / 3, rtol=1e-13)
 
 
-def _sqrt_up(v: Fraction) -> Fraction:
+def sqrt_up(v: Fraction) -> Fraction:
     return Fraction(math.isqrt(math.ceil(v * 4**40)) + 1, 2**40)
 
 
@@ -81,7 +81,7 @@ def test_no_neighbour_shifts_more_than_its_mu_on_the_lattice(d, shares):
         other = _centres(X2, y2, mus, cal.step_exponent)
         q = [sum((u - v) ** 2 for u, v in zip(base[0], other[0])), sum((u - v) ** 2 for u, v in zip(base[1], other[1])),
              (base[2] - other[2]) ** 2]
-        mu_pair = _sqrt_up(sum(gamma**2 * qk / s**2 for qk, s in zip(q, sigmas)))     # from above
+        mu_pair = sqrt_up(sum(gamma**2 * qk / s**2 for qk, s in zip(q, sigmas)))     # from above
         assert mu_pair <= Fraction(mus[i])
         worst = max(worst, float(mu_pair) / mus[i])
         # each statistic's own shift over its sensitivity w_i s_k
@@ -193,7 +193,7 @@ def test_the_exact_release_is_on_the_grid_and_reproducible():
 
 def test_gaussian_ssp_releases_no_eigenvalue_and_keeps_shares_below_one():
     X, y, eps = _problem(n=30, d=2, seed=7)
-    release = A._release(X, y, eps, DELTA, 0, A.check_shares((0.3, 0.7, 0.0)), "float")
+    release = A.release_arrays(X, y, eps, DELTA, 0, A.check_shares((0.3, 0.7, 0.0)), "float")
     assert release.eigen is None and release.calibration.sigma_eigen == math.inf
     for share in (0.1, 0.3, 1 / 3, 0.7, 0.9):
         rest = float(1 - Fraction(share))

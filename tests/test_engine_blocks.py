@@ -66,22 +66,22 @@ def test_default_budget_holds_the_papers_sizes_in_one_block():
 
 
 def test_block_size_follows_the_budget_in_whole_tiles():
-    per_run = engine._bytes_per_run(1000, 12)
+    per_run = engine.bytes_per_run(1000, 12)
     assert per_run >= 1000  # at least the run's mask row
     sizes = [engine.block_size(10_000, 1000, 12, memory_budget=b) for b in (1, 1e5, 1e6, 1e7, 1e8, 1e12)]
     assert sizes == sorted(sizes)
     assert sizes[0] == 1 and sizes[-1] == 10_000  # too small for one run: blocks of one run
-    assert 1 < sizes[2] < engine._TILE  # fewer runs than a tile: as many as fit
+    assert 1 < sizes[2] < engine.TILE  # fewer runs than a tile: as many as fit
     assert sizes[2] * per_run <= 0.5 * 1e6 < (sizes[2] + 1) * per_run
-    assert engine._TILE < sizes[3] < 10_000 and sizes[3] % engine._TILE == 0  # more: whole tiles
-    assert sizes[3] * per_run <= 0.5 * 1e7 < (sizes[3] + engine._TILE) * per_run
+    assert engine.TILE < sizes[3] < 10_000 and sizes[3] % engine.TILE == 0  # more: whole tiles
+    assert sizes[3] * per_run <= 0.5 * 1e7 < (sizes[3] + engine.TILE) * per_run
 
 
 def test_tiles_are_aligned_on_the_run_index():
-    tile = engine._TILE
+    tile = engine.TILE
     for start, rows in ((0, 1), (0, tile), (3, 2 * tile), (tile - 1, 2), (5 * tile, 7), (10, 1)):
         covered = []
-        for in_tile, in_block in engine._tiles(start, rows):
+        for in_tile, in_block in engine.tile_spans(start, rows):
             assert 0 <= in_tile.start < in_tile.stop <= tile
             assert in_tile.stop - in_tile.start == in_block.stop - in_block.start
             run = start + in_block.start  # the first run of the piece sits at its place in its tile
@@ -114,10 +114,10 @@ def test_many_blocks_and_chunks_of_points_and_test_points(monkeypatch):
     # a working set small enough to cut the 300 points and 100 test points into chunks: the
     # chunks are the same whatever the budget, so 600 blocks of one run, blocks of fewer runs
     # than a tile and one block give the same numbers
-    monkeypatch.setattr(engine, "_TILE_BYTES", 8 * engine._TILE * 40)
+    monkeypatch.setattr(engine, "TILE_BYTES", 8 * engine.TILE * 40)
     X, y, Xt, yt, eps = _data(2, n=300, d=5, n_test=100)
     assert 1 < engine._Points(X, y, np.zeros(300, dtype=bool), 1.0).chunk < 100
-    assert 1 < engine._rows(100, 8 * engine._TILE, engine._TILE_BYTES) < 100
+    assert 1 < engine.rows_within(100, 8 * engine.TILE, engine.TILE_BYTES) < 100
     lams = [0.1, 3.0]
     runs = 600
     seed = np.random.SeedSequence(4)
@@ -166,7 +166,7 @@ def test_masks_do_not_depend_on_the_block_size():
     p = jorgensen_keep_probabilities(eps, t)
     gen = np.random.default_rng(7)
     sizes = ((1, 1), (64, 64), (64, 7), (64, 1), (64, 100), (43, 43))  # (rows, rows of uniforms at a time)
-    blocks = [engine._draw_masks(gen, p[p < 1], rows, draw) for rows, draw in sizes]
+    blocks = [engine.draw_masks(gen, p[p < 1], rows, draw) for rows, draw in sizes]
     np.testing.assert_array_equal(np.vstack(blocks).astype(bool), whole[:, p < 1])
     assert whole[:, p >= 1].all()
 

@@ -47,7 +47,7 @@ def test_the_gradient_sensitivity_bounds_every_pair_of_the_domain(d, R):
         assert np.linalg.norm((x @ th - y) * x - (xp @ th - yp) * xp) <= G
 
 
-def _sqrt_up(v: Fraction) -> Fraction:
+def sqrt_up(v: Fraction) -> Fraction:
     return Fraction(math.isqrt(math.ceil(v * 4**40)) + 1, 2**40)
 
 
@@ -85,8 +85,8 @@ def test_no_neighbour_shifts_a_step_more_than_its_share_on_the_lattice(steps):
             X2, y2 = X.copy(), y.copy()
             X2[i], y2[i] = corner[:d], corner[d]
             other = _centre(X2, y2, mus, theta, cal.step_exponent)
-            shift = _sqrt_up(sum(Fraction(u - v) ** 2 for u, v in zip(base, other))) * gamma / sigma
-            assert shift * _sqrt_up(Fraction(steps)) <= Fraction(mus[i]) * (1 + Fraction(1, 2**30))
+            shift = sqrt_up(sum(Fraction(u - v) ** 2 for u, v in zip(base, other))) * gamma / sigma
+            assert shift * sqrt_up(Fraction(steps)) <= Fraction(mus[i]) * (1 + Fraction(1, 2**30))
             worst = max(worst, float(shift) * math.sqrt(steps) / mus[i])
     assert 0.4 < worst <= 1.0
 

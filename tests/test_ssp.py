@@ -47,7 +47,7 @@ def _centres(X, y, eps, cal):
             [round(Fraction(float(v)) * scale) for v in moment])
 
 
-def _sqrt_up(v: int) -> Fraction:
+def sqrt_up(v: int) -> Fraction:
     return Fraction(math.isqrt(v * 4**40) + 1, 2**40)
 
 
@@ -68,7 +68,7 @@ def test_no_neighbour_loses_more_than_its_level_on_the_lattice(share):
         other_a, other_b = _centres(X2, y2, eps, cal)
         qa = sum((u - v) ** 2 for u, v in zip(base_a, other_a))
         qb = sum((u - v) ** 2 for u, v in zip(base_b, other_b))
-        bound = cal.rate_gram * _sqrt_up(qa) + cal.rate_moment * _sqrt_up(qb)     # from above
+        bound = cal.rate_gram * sqrt_up(qa) + cal.rate_moment * sqrt_up(qb)     # from above
         assert bound <= Fraction(eps[i])
         worst = max(worst, float(bound) / eps[i])
     assert 0.75 < worst <= 1.0          # the search reaches most of the budget (the sum of sensitivities is not tight)
@@ -128,7 +128,7 @@ def test_without_noise_it_is_the_weighted_ridge_and_an_indefinite_gram_is_clippe
     ridge = pdp_lib.weighted_ridge(X, y, eps / eps.sum(), 0.5)
     np.testing.assert_allclose(theta, ridge, atol=1e-6)
     A = np.diag([1.0, -4.0, 0.5])                          # a noisy Gram matrix with a negative eigenvalue
-    np.testing.assert_allclose(S._solve_clipped(A, np.ones(3), 2.0), [1 / 3, 1 / 2, 1 / 2.5], rtol=1e-14)
+    np.testing.assert_allclose(S.solve_clipped(A, np.ones(3), 2.0), [1 / 3, 1 / 2, 1 / 2.5], rtol=1e-14)
 
 
 def test_bad_input_is_refused_by_name():
@@ -214,7 +214,7 @@ def test_the_public_ridge_covers_the_gram_noise_with_its_probability():
 
 
 def test_the_batched_noisy_solutions_are_the_single_solve_of_each_release():
-    from pdp_lib.mechanisms.ssp import _symmetric, noisy_solutions, solve_statistics
+    from pdp_lib.mechanisms.ssp import symmetric_from_upper, noisy_solutions, solve_statistics
 
     gen = np.random.default_rng(9)
     d, k = 3, 5
@@ -223,5 +223,5 @@ def test_the_batched_noisy_solutions_are_the_single_solve_of_each_release():
     gram_noise, moment_noise = gen.normal(size=(k, 6)), gen.normal(size=(k, d))
     for lam, thetas in zip((0.1, 2.0), noisy_solutions(A, b, gram_noise, moment_noise, (0.1, 2.0))):
         for j in range(k):
-            expected = solve_statistics(A + _symmetric(gram_noise[j], d), b + moment_noise[j], lam)
+            expected = solve_statistics(A + symmetric_from_upper(gram_noise[j], d), b + moment_noise[j], lam)
             np.testing.assert_allclose(thetas[j], expected, rtol=1e-10, atol=1e-12)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..mechanisms.output_perturbation import _run_pdp_op, calibrate, weighted_ridge
+from ..mechanisms.output_perturbation import run_pdp_op, calibrate, weighted_ridge
 from ..validation import check_count, check_finite, check_fraction, check_rng
 from .privacy_loss import log_density_ratio
 
@@ -38,7 +38,7 @@ def sample_mechanism(X, y, epsilons, lam, size, B=None, rng=None) -> np.ndarray:
     numpy.ndarray of shape (size, d)
     """
     size = check_count(size, "size")
-    return _run_pdp_op(X, y, epsilons, lam, B, rng, size=size, sampler="float")[0]
+    return run_pdp_op(X, y, epsilons, lam, B, rng, size=size, sampler="float")[0]
 
 
 def projection_scores(outputs, theta_a, theta_b) -> np.ndarray:

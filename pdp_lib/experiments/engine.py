@@ -32,7 +32,7 @@ chosen from ``memory_budget`` (:func:`block_size`), so the peak memory of the Mo
 not grow with ``runs x n``; the conditional moments of every run (``4 L runs`` floats, a few
 MB) are kept and reduced once, at the end.  The result does not depend on the block size, bit
 for bit: the masks are drawn from the uniforms in the same row-major order, and every matrix
-product over runs is made on tiles of ``_TILE`` runs aligned on the run index (padded with
+product over runs is made on tiles of ``TILE`` runs aligned on the run index (padded with
 zeros) and on chunks of points whose size depends on ``d`` alone, so each run's numbers come
 from the same products whatever block it falls in (the rounding of a row of a product can
 depend on how many rows it has).
@@ -47,14 +47,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanisms.baselines import _draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
+from ..mechanisms.baselines import draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
 from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
 from .beyond import exact_columns, jorgensen_oracle
-from .blocks import (  # noqa: F401  (_bytes_per_run, _tiles: the memory plan, re-exported for its tests)
-    _POINT_SHARE, _TILE, _TILE_BYTES, DEFAULT_MEMORY_BUDGET, _bytes_per_run, _check_memory_budget, _load,
-    _plan, _rows, _tiles, block_size,
+from .blocks import (  # noqa: F401  (bytes_per_run, tile_spans: the memory plan, re-exported for its tests)
+    POINT_SHARE, TILE, TILE_BYTES, DEFAULT_MEMORY_BUDGET, bytes_per_run, check_memory_budget, load_tile,
+    plan_blocks, rows_within, tile_spans, block_size,
 )
 from .targets import BEYOND_COLUMNS, BEYOND_METHODS, COLUMNS, METHODS
 
@@ -117,12 +117,12 @@ def jorgensen_masks(epsilons, t, runs, rng=None, *, memory_budget=DEFAULT_MEMORY
     p = jorgensen_keep_probabilities(epsilons, t)
     runs = check_count(runs, "runs")
     gen = check_rng(rng)
-    rows = _rows(runs, 8 * max(1, p.shape[0]), _check_memory_budget(memory_budget))
+    rows = rows_within(runs, 8 * max(1, p.shape[0]), check_memory_budget(memory_budget))
     rand = p < 1.0
     masks = np.ones((runs, p.shape[0]), dtype=bool)
     for start in range(0, runs, rows):
         stop = min(start + rows, runs)
-        masks[start:stop, rand] = _draw_masks(gen, p[rand], stop - start, rows)
+        masks[start:stop, rand] = draw_masks(gen, p[rand], stop - start, rows)
     return masks
 
 
@@ -133,7 +133,7 @@ class _Points:
     (``np.triu_indices`` order, column-major as ``X[:, iu] * X[:, ju]`` is) and the
     ``x_i y_i``; for the always-kept points, their sums.  The points are taken ``chunk`` at a
     time, a number that does not depend on the budget (a tile of runs over a chunk of points,
-    as floats, and the chunk's products fit in ``_TILE_BYTES``; all the points when they
+    as floats, and the chunk's products fit in ``TILE_BYTES``; all the points when they
     fit, as at the paper's sizes).  ``P`` is built once when it fits in a quarter of
     ``memory_budget`` (always at the paper's sizes); otherwise :meth:`products` forms it a
     chunk at a time, in a buffer.  Either way the products are the same numbers.
@@ -143,7 +143,7 @@ class _Points:
         self.d = d = X.shape[1]
         self.T = T = d * (d + 1) // 2
         self._off = np.concatenate(([0], np.cumsum(np.arange(d, 0, -1))))  # row i of the triangle
-        self.chunk = _rows(max(1, X.shape[0]), 8 * (_TILE + T), _TILE_BYTES)  # points per chunk
+        self.chunk = rows_within(max(1, X.shape[0]), 8 * (TILE + T), TILE_BYTES)  # points per chunk
         Xr, yr = X[~fixed], y[~fixed]
         Xf, yf = X[fixed], y[fixed]
         self.n_random = Xr.shape[0]
@@ -157,7 +157,7 @@ class _Points:
         for s in range(0, self.n_fixed, self.chunk):
             part = self._fill(XfT[:, s:s + self.chunk]).sum(axis=0)
             self.fixed_tri = part if s == 0 else self.fixed_tri + part
-        whole = 8 * self.n_random * T <= _POINT_SHARE * memory_budget
+        whole = 8 * self.n_random * T <= POINT_SHARE * memory_budget
         self.P = self._fill(self._XrT) if whole else None
         self._buf = None if whole else np.empty((self.chunk, T), order="F")
 
@@ -185,7 +185,7 @@ class _MaskedGram:
     ``points.chunk`` points at a time; ``P`` the upper triangles of the ``x_i x_i^T``, see
     :class:`_Points`), so the cost is one BLAS call per tile and chunk instead of one Python
     iteration per mask.  ``masks`` are the runs ``start, start + 1, ...``; the tiles are
-    aligned on the run index (:func:`_tiles`), so a run's statistics do not depend on
+    aligned on the run index (:func:`tile_spans`), so a run's statistics do not depend on
     ``start`` or on the number of masks.
     """
 
@@ -197,12 +197,12 @@ class _MaskedGram:
         pos[iu, ju] = np.arange(iu.size)
         pos[ju, iu] = pos[iu, ju]
         tri, b = np.zeros((R, points.T)), np.zeros((R, d))
-        buffer = np.empty((_TILE, min(points.chunk, points.n_random)))
+        buffer = np.empty((TILE, min(points.chunk, points.n_random)))
         for s in range(0, points.n_random, points.chunk):
             e = min(s + points.chunk, points.n_random)
             P, Xry, tile = points.products(s, e), points.Xry[s:e], buffer[:, :e - s]
-            for in_tile, in_block in _tiles(start, R):
-                M = _load(tile, in_tile, masks[in_block, s:e])
+            for in_tile, in_block in tile_spans(start, R):
+                M = load_tile(tile, in_tile, masks[in_block, s:e])
                 if s == 0:
                     tri[in_block], b[in_block] = (M @ P)[in_tile], (M @ Xry)[in_tile]
                 else:
@@ -264,17 +264,17 @@ def _test_parts(loss: QuadraticLoss, theta: np.ndarray, start: int):
 
     The unregularized test loss of ``loss`` at the rows of ``theta``, the runs ``start,
     start + 1, ...``: the residuals are formed on tiles of runs aligned on the run index
-    (:func:`_tiles`) and on chunks of test points whose size does not depend on the budget,
+    (:func:`tile_spans`) and on chunks of test points whose size does not depend on the budget,
     so a run's values do not depend on ``start`` or on the number of rows.  With one chunk
     (all the test points at the paper's sizes) the arithmetic is that of
     :meth:`~pdp_lib.moments.QuadraticLoss.moments`.
     """
     X, y, N = loss.X, loss.y, loss.n_test
-    step = _rows(N, 8 * _TILE, _TILE_BYTES)  # test points per chunk of residuals
+    step = rows_within(N, 8 * TILE, TILE_BYTES)  # test points per chunk of residuals
     value, grad = np.empty(theta.shape[0]), np.empty(theta.shape)
-    tile, buffer = np.empty((_TILE, theta.shape[1])), np.empty((_TILE, step))
-    for in_tile, in_block in _tiles(start, theta.shape[0]):
-        th = _load(tile, in_tile, theta[in_block])
+    tile, buffer = np.empty((TILE, theta.shape[1])), np.empty((TILE, step))
+    for in_tile, in_block in tile_spans(start, theta.shape[0]):
+        th = load_tile(tile, in_tile, theta[in_block])
         total = gsum = None
         for s in range(0, N, step):
             Xc = X[s:s + step]
@@ -311,10 +311,10 @@ def batched_ridge(X, y, masks, lam, *, memory_budget=DEFAULT_MEMORY_BUDGET) -> n
             raise ValueError(f"masks[{r}, {i}] = {masks[r, i]!r} is outside the allowed values {{0, 1}}")
     several = np.ndim(lam) == 1
     lams = [check_positive(v, "lam") for v in (lam if several else [lam])]
-    budget = _check_memory_budget(memory_budget)
+    budget = check_memory_budget(memory_budget)
     R, (n, d) = masks.shape[0], X.shape
     points = _Points(X, y, np.zeros(n, dtype=bool), budget)
-    size = _plan(R, n, d, budget).runs_per_block
+    size = plan_blocks(R, n, d, budget).runs_per_block
     theta = np.empty((len(lams), R, d))
     for start in range(0, R, size):
         block = masks[start:start + size]
@@ -372,12 +372,12 @@ def _jorgensen_statistics(X, y, p, t, runs, gen, lam_arr, B, loss_u, losses_r, b
     fixed = p >= 1.0
     points = _Points(X, y, fixed, budget)
     d, L = points.d, lam_arr.shape[0]
-    plan = _plan(runs, points.n_random, d, budget)
+    plan = plan_blocks(runs, points.n_random, d, budget)
     kept = np.empty(runs, dtype=int)
     mu, var = np.empty((2, L, runs)), np.empty((2, L, runs))
     for start in range(0, runs, plan.runs_per_block):
         stop = min(start + plan.runs_per_block, runs)
-        gram = _MaskedGram(points, _draw_masks(gen, p[~fixed], stop - start, plan.draw_rows), start)
+        gram = _MaskedGram(points, draw_masks(gen, p[~fixed], stop - start, plan.draw_rows), start)
         kept[start:stop] = gram.k
         for j, lam in enumerate(lam_arr):
             theta = gram.ridge(lam)
@@ -468,7 +468,7 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
     eps = check_epsilons(epsilons, n)
     lam_arr = np.array([check_positive(v, f"lams[{i}]") for i, v in enumerate(np.atleast_1d(lams))])
     runs = check_count(runs, "runs")
-    budget = _check_memory_budget(memory_budget)
+    budget = check_memory_budget(memory_budget)
     unknown = [m for m in methods if m not in METHODS + BEYOND_METHODS]
     if unknown:
         raise ValueError(f"methods contains {unknown[0]!r}; allowed: {METHODS + BEYOND_METHODS}")

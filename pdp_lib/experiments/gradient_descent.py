@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..gaussian_curves import tolerated_gaussian_mus
-from ..mechanisms.noisy_gd import STEPS, _check_settings, gd_sensitivity
+from ..mechanisms.noisy_gd import STEPS, check_gd_settings, gd_sensitivity
 from ..validation import check_fraction, check_positive, check_problem
 
 __all__ = ["gd_draws", "PERSONALIZATIONS"]
@@ -46,7 +46,7 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
     if personalization not in PERSONALIZATIONS:
         raise ValueError(f"personalization = {personalization!r} is not allowed; use one of {PERSONALIZATIONS}")
     n, d = X.shape
-    steps, radius, step_size = _check_settings(lam, d, steps, radius, step_size)
+    steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
     reach = tolerated_gaussian_mus(eps, delta)
     G, C = gd_sensitivity(radius, d), math.inf if clip is None else check_positive(clip, "clip")
     if personalization == "weights":

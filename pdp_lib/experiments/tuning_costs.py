@@ -114,7 +114,7 @@ def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws):
     per_draw, p_sum = [], 0.0
     for start in range(0, draws, block):
         size = min(block, draws - start)
-        models = _tuning._candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, size)
+        models = _tuning.candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, size)
         p = _tuning.selection_probabilities(_tuning.validation_losses(models, X[val], y[val]), eps[val],
                                             alpha)
         if refit is None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..mechanisms import private_mean
 from ..mechanisms.baselines import jorgensen_keep_probabilities
 from ..bounds import noise_scale
 from .public_bounds import Bounds
@@ -401,7 +402,7 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     thetas, _ = adassp.adassp_draws(A, c, float(np.linalg.eigvalsh(A)[0]),
                                     (cal_a.sigma_gram, cal_a.sigma_moment, cal_a.sigma_eigen), delta, gen, draws)
     a_loss = _test_losses(test, thetas)
-    pm = _constant_loss(test, sums.gaussian.ysum / M) + float(4.0 / np.float64(M) ** 2)   # N(0, (2 / M)^2)
+    pm = _constant_loss(test, sums.gaussian.ysum / M) + private_mean.noise_variance(M, gaussian=True)
     rows = []
     for lam in lams:
         radius = norm_bound(lam, d)
@@ -446,7 +447,7 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
                                    if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
                                    for part in sums.masks[kind]])
                 rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
-            noise = float(8.0 / np.float64(sums.eps_total) ** 2)          # Laplace(2 / S): variance 8 / S^2
+            noise = private_mean.noise_variance(sums.eps_total, gaussian=False)     # Laplace(2 / S)
             rows.append((lam, "private_mean", _constant_loss(sums.test, sums.weighted.ysum / sums.eps_total) + noise,
                          0.0))
             rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))

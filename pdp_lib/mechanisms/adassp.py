@@ -79,10 +79,10 @@ from ..validation import check_fraction, check_problem, check_rng
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits
 from .lattice import (
-    _check_floating_point,
-    _power_of_two,
-    _sqrt_up,
-    _step_exponent,
+    check_floating_point,
+    power_of_two_at_most,
+    sqrt_up,
+    grid_step_exponent,
     check_release_levels,
     check_sampler,
     double_above,
@@ -91,7 +91,7 @@ from .lattice import (
     sums_rounding_bound,
     weighted_sums,
 )
-from .ssp import _solve_clipped, _symmetric, lattice_statistics, ssp_sensitivities
+from .ssp import solve_clipped, symmetric_from_upper, lattice_statistics, ssp_sensitivities
 
 __all__ = ["AdaSSPCalibration", "AdaSSPRelease", "adassp_sensitivities", "adassp_calibration", "adassp_release",
            "release_from_sums",
@@ -188,18 +188,18 @@ def adassp_calibration(total: float, mu_min: float, d: int, delta: float, shares
         return AdaSSPCalibration(delta=delta, shares=rho, sigma_gram=sig[0], sigma_moment=sig[1], sigma_eigen=sig[2])
     check_release_levels(total, mu_min)
     p = d * (d + 1) // 2
-    sqrt_p, sqrt_d = _sqrt_up(Fraction(p)), _sqrt_up(Fraction(d))
+    sqrt_p, sqrt_d = sqrt_up(Fraction(p)), sqrt_up(Fraction(d))
     M_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
     mu_min_q = Fraction(float(mu_min))
     alpha = sums_rounding_bound(rounds, d, mu_min_q)
     beta = alpha / d * sqrt_d
     smallest = mu_min_q * min(sqrt_p, 2 * sqrt_d) / M_lo
-    g = _step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, mu_min_q)))
-    gamma = _power_of_two(-g)
+    g = grid_step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, mu_min_q)))
+    gamma = power_of_two_at_most(-g)
     a = [sqrt_p / M_lo + (2 * alpha + gamma * sqrt_p) / mu_min_q,
          2 * sqrt_d / M_lo + (2 * beta + gamma * sqrt_d) / mu_min_q,
          Fraction(d) / M_lo + (2 * alpha + gamma) / mu_min_q]
-    sig = [double_above(_sqrt_up(ak * ak / Fraction(r))) if r > 0 else math.inf for ak, r in zip(a, rho)]
+    sig = [double_above(sqrt_up(ak * ak / Fraction(r))) if r > 0 else math.inf for ak, r in zip(a, rho)]
     return AdaSSPCalibration(delta=delta, shares=rho, sigma_gram=sig[0], sigma_moment=sig[1], sigma_eigen=sig[2],
                              step_exponent=g)
 
@@ -237,7 +237,7 @@ def _certified_eigenvalue_floor(gram, total: float, g: int) -> int:
     S = Fraction(float(total))
     den = max([v.denominator for row in entries for v in row] + [S.denominator])
     base = [[int(v * den) for v in row] for row in entries]          # den G~, integers
-    shift_unit = S * den / _power_of_two(g)                          # den S~ 2**-g per unit of k
+    shift_unit = S * den / power_of_two_at_most(g)                          # den S~ 2**-g per unit of k
     lcm = shift_unit.denominator
     base = [[v * lcm for v in row] for row in base]
     unit = int(shift_unit * lcm)
@@ -248,7 +248,7 @@ def _certified_eigenvalue_floor(gram, total: float, g: int) -> int:
 
     upper = np.triu(np.asarray(gram, dtype=float))
     guess = float(np.linalg.eigvalsh(upper + np.triu(upper, 1).T)[0]) / float(total)
-    k = math.floor(Fraction(guess) * _power_of_two(g)) if math.isfinite(guess) else 0
+    k = math.floor(Fraction(guess) * power_of_two_at_most(g)) if math.isfinite(guess) else 0
     step = 1
     if pd(k):
         lo, hi = k, k + step
@@ -266,7 +266,7 @@ def _certified_eigenvalue_floor(gram, total: float, g: int) -> int:
     return lo
 
 
-def _release(X, y, eps, delta, rng, shares, sampler) -> AdaSSPRelease:
+def release_arrays(X, y, eps, delta, rng, shares, sampler) -> AdaSSPRelease:
     """The release of the statistics for validated inputs (the eigenvalue only when ``shares[2] > 0``)."""
     n = X.shape[0]
     reach = tolerated_gaussian_mus(eps, delta)
@@ -300,19 +300,19 @@ def release_from_sums(gram, moment, total: float, mu_min: float, n: int, rounds:
         A, b = np.asarray(gram, dtype=float) / total, moment / total
         upper = A[rows, cols] + cal.sigma_gram * gen.standard_normal(p)
         b_hat = b + cal.sigma_moment * gen.standard_normal(d)
-        e_hat = float(np.linalg.eigvalsh(_symmetric(A[rows, cols], d))[0] + cal.sigma_eigen * gen.standard_normal()) \
+        e_hat = float(np.linalg.eigvalsh(symmetric_from_upper(A[rows, cols], d))[0] + cal.sigma_eigen * gen.standard_normal()) \
             if eigen else None
-        return AdaSSPRelease(_symmetric(upper, d), b_hat, e_hat, cal)
+        return AdaSSPRelease(symmetric_from_upper(upper, d), b_hat, e_hat, cal)
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    _check_floating_point()
+    check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")
     cal = adassp_calibration(total, mu_min, d, delta, shares, rounds=rounds_bound(n))
     g = cal.step_exponent
-    gamma = _power_of_two(-g)
+    gamma = power_of_two_at_most(-g)
     m_a, m_b = lattice_statistics(gram, moment, total, g)
     k_a = sample_rounded_gaussian(gamma / Fraction(cal.sigma_gram), p, bits)
     k_b = sample_rounded_gaussian(gamma / Fraction(cal.sigma_moment), d, bits)
@@ -323,7 +323,7 @@ def release_from_sums(gram, moment, total: float, mu_min: float, n: int, rounds:
         m_e = _certified_eigenvalue_floor(gram, total, g)
         k_e = sample_rounded_gaussian(gamma / Fraction(cal.sigma_eigen), 1, bits)[0]
         e_hat = float((m_e + k_e) * gamma)
-    return AdaSSPRelease(_symmetric(upper, d), b_hat, e_hat, cal)
+    return AdaSSPRelease(symmetric_from_upper(upper, d), b_hat, e_hat, cal)
 
 
 def adassp_release(X, y, epsilons, delta, rng=None, *, shares=SHARES, sampler="exact") -> AdaSSPRelease:
@@ -349,7 +349,7 @@ def adassp_release(X, y, epsilons, delta, rng=None, *, shares=SHARES, sampler="e
     """
     X, y, eps, _ = check_problem(X, y, epsilons)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    return _release(X, y, eps, delta, rng, check_shares(shares), check_sampler(sampler))
+    return release_arrays(X, y, eps, delta, rng, check_shares(shares), check_sampler(sampler))
 
 
 def ridge_rule(eigen, sigma_gram: float, sigma_eigen: float, d: int, delta: float, failure: float = FAILURE):
@@ -437,7 +437,7 @@ def solve_release(gram, moment, lam: float, solve: str) -> np.ndarray:
     """The ridge solved from released statistics at ``lam`` (post-processing): ``solve="clip"`` with the released Gram
     matrix's negative eigenvalues set to 0, else by the pseudo-inverse of ``gram + lam I``."""
     if solve == "clip":
-        return _solve_clipped(gram, moment, lam)
+        return solve_clipped(gram, moment, lam)
     return np.linalg.pinv(gram + lam * np.eye(moment.size), hermitian=True) @ moment
 
 
@@ -455,5 +455,5 @@ def gaussian_ssp(X, y, epsilons, lam, delta, rng=None, *, share: float = 0.5, sa
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     rho = check_fraction(share, "share", closed_low=False, closed_high=False)
     shares = check_shares((rho, 1 - rho, 0.0))               # the complement rounded down, exactly
-    release = _release(X, y, eps, delta, rng, shares, check_sampler(sampler))
-    return _solve_clipped(release.gram, release.moment, lam)
+    release = release_arrays(X, y, eps, delta, rng, shares, check_sampler(sampler))
+    return solve_clipped(release.gram, release.moment, lam)

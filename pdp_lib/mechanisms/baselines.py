@@ -142,7 +142,7 @@ def jorgensen_mask(epsilons, t, rng=None) -> np.ndarray:
     gen = check_rng(rng)
     rand = p < 1.0
     mask = np.ones(p.shape[0], dtype=bool)
-    mask[rand] = _draw_masks(gen, p[rand], 1, 1)[0]
+    mask[rand] = draw_masks(gen, p[rand], 1, 1)[0]
     return mask
 
 
@@ -190,7 +190,7 @@ def jorgensen_step_exponent(n: int, t: float, lam, d: int, B=None) -> int:
                                B).step_exponent
 
 
-def _draw_masks(gen, p_random: np.ndarray, rows: int, draw_rows: int) -> np.ndarray:
+def draw_masks(gen, p_random: np.ndarray, rows: int, draw_rows: int) -> np.ndarray:
     """The next ``rows`` masks of the random points, ``(rows, n_random)`` booleans.
 
     The one sampler of Jorgensen's sample, behind :func:`jorgensen_mask` and

@@ -72,7 +72,6 @@ def ssp_release(sums, lam, rng, *, sampler: str, **_) -> Release:
     """Sufficient-statistics perturbation, pure DP: l2-Laplace noise on each weighted statistic, then the ridge
     solved at ``lam`` (:func:`pdp_lib.mechanisms.ssp.statistics_from_sums`, or its floating-point form)."""
     from . import ssp
-    from .output_perturbation import sample_l2_laplace
 
     lam = check_positive(lam, "lam")
     _check_total(sums)
@@ -83,16 +82,11 @@ def ssp_release(sums, lam, rng, *, sampler: str, **_) -> Release:
         A_hat, b_hat, cal = ssp.statistics_from_sums(sums.gram, sums.moment, sums.total, sums.level_min, sums.rows,
                                                      sums.rounds, rng)
     else:
-        gen = check_rng(rng)
         cal = ssp.ssp_calibration(sums.total, sums.level_min, d)
         rows, cols = np.triu_indices(d)
         upper = np.asarray(sums.gram, dtype=float)[rows, cols] / sums.total
-        upper = upper + sample_l2_laplace(cal.eta_gram, rows.size, size=1, rng=gen)[0]
-        A_hat = np.zeros((d, d))
-        A_hat[rows, cols] = upper
-        A_hat = A_hat + np.triu(A_hat, 1).T
-        noise = sample_l2_laplace(cal.eta_moment, d, size=1, rng=gen)[0]
-        b_hat = np.asarray(sums.moment, dtype=float) / sums.total + noise
+        A_hat, b_hat = ssp.float_statistics(upper, np.asarray(sums.moment, dtype=float) / sums.total, cal,
+                                            check_rng(rng))
     theta = ssp.solve_statistics(A_hat, b_hat, lam)
     if not np.all(np.isfinite(theta)):
         raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "

@@ -139,10 +139,10 @@ def gaussian_mechanism(X, y, epsilons, lam, delta, B=None, rng=None, *, weightin
     -------
     numpy.ndarray of shape (d,)
     """
-    return _run_gaussian(X, y, epsilons, lam, delta, B, rng, weighting=weighting, sampler=sampler)[0]
+    return run_gaussian(X, y, epsilons, lam, delta, B, rng, weighting=weighting, sampler=sampler)[0]
 
 
-def _run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, weighting="optimal",
+def run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, weighting="optimal",
                   sampler="exact"):
     """Validate, calibrate and run the mechanism: ``(theta_hat, calibration)``; ``size`` draws share ``theta_bar``."""
     from .lattice import check_sampler

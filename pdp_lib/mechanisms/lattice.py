@@ -144,7 +144,7 @@ def unit_roundoff_gamma(k: int) -> Fraction:
     return k * _U / (1 - k * _U)
 
 
-def _sqrt_up(v: Fraction) -> Fraction:
+def sqrt_up(v: Fraction) -> Fraction:
     """A rational upper bound on ``sqrt(v)``, within ``2**-64`` of it (relative to the scale of ``v``)."""
     v = Fraction(v)
     scale = 1 << _SQRT_BITS
@@ -195,7 +195,7 @@ def accumulation_error(rounds: int, d: int, lam: Fraction, eps_min: Fraction, no
     fractions.Fraction
     """
     alpha = sums_rounding_bound(rounds, d, eps_min)
-    sqrt_d = _sqrt_up(Fraction(d))
+    sqrt_d = sqrt_up(Fraction(d))
     beta = alpha / d * sqrt_d
     if not alpha < lam / 2:
         raise ValueError(f"lam = {float(lam)!r} is outside the allowed range of the exact release: the sums' "
@@ -289,18 +289,18 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     if isinstance(B, numbers.Real) and not isinstance(B, bool):
         B_up = max(Fraction(B), Fraction(B_used))               # the user's bound, exactly (an int may exceed 2**53)
     lam_q, eps_min_q = Fraction(lam), Fraction(eps_min)
-    sqrt_d = _sqrt_up(Fraction(d))
+    sqrt_d = sqrt_up(Fraction(d))
     c_up = 2 * sqrt_d * (1 + sqrt_d * B_up) / lam_q
     S_lo = Fraction(total) * (1 - Fraction(1, 1 << 52))
     e = accumulation_error(rounds, d, lam_q, eps_min_q, B_up)
     delta_min = eps_min_q * c_up / S_lo
-    g = _step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
+    g = grid_step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
     if step_exponent is not None:
         if isinstance(step_exponent, bool) or not isinstance(step_exponent, numbers.Integral) or step_exponent < g:
             raise ValueError(f"step_exponent = {step_exponent!r} is outside the allowed range [{g}, inf) of integers: "
                              f"a coarser lattice would take more than 2**-20 of the sensitivity")
         g = int(step_exponent)
-    gamma = _power_of_two(-g)
+    gamma = power_of_two_at_most(-g)
     bound = 1 / (c_up / S_lo + (2 * e + gamma * sqrt_d) / eps_min_q)
     eta = float(bound)
     if Fraction(eta) > bound:
@@ -335,17 +335,17 @@ def double_above(q: Fraction) -> float:
     return math.nextafter(v, math.inf) if Fraction(v) < q else v
 
 
-def _step_exponent(target: Fraction) -> int:
+def grid_step_exponent(target: Fraction) -> int:
     """The least ``g`` with ``2**-g <= target`` (``target > 0``), exactly."""
     g = target.denominator.bit_length() - target.numerator.bit_length()
-    while _power_of_two(-g) > target:
+    while power_of_two_at_most(-g) > target:
         g += 1
-    while _power_of_two(-(g - 1)) <= target:
+    while power_of_two_at_most(-(g - 1)) <= target:
         g -= 1
     return g
 
 
-def _power_of_two(k: int) -> Fraction:
+def power_of_two_at_most(k: int) -> Fraction:
     return Fraction(1 << k) if k >= 0 else Fraction(1, 1 << -k)
 
 
@@ -417,7 +417,7 @@ def lattice_centre(gram: np.ndarray, moment: np.ndarray, total: float, lam, step
         if m is not None:
             return m
     theta = _solve_exact(A, b)
-    return tuple(round(v * _power_of_two(step_exponent)) for v in theta)
+    return tuple(round(v * power_of_two_at_most(step_exponent)) for v in theta)
 
 
 def _certified_round(A, b, gram, moment, total, lam, g: int, scale: int, floor: Fraction, steps: int = 3):
@@ -449,8 +449,8 @@ def _certified_round(A, b, gram, moment, total, lam, g: int, scale: int, floor: 
         X = [int(v * den) for v in x]
         r = [bj * den - sum(a * xk for a, xk in zip(row, X)) for row, bj in zip(A, b)]   # den (b - A x), exact
         # |theta~_j - x_j| <= ||r|| / (den lambda_min(A)) <= rho
-        rho = _sqrt_up(Fraction(sum(v * v for v in r))) / (den * floor)
-        m = [_round_certain(xj * _power_of_two(g), rho * _power_of_two(g)) for xj in x]
+        rho = sqrt_up(Fraction(sum(v * v for v in r))) / (den * floor)
+        m = [_round_certain(xj * power_of_two_at_most(g), rho * power_of_two_at_most(g)) for xj in x]
         if all(v is not None for v in m):
             return tuple(m)
         residual = np.array([float(Fraction(v, den) / scale) for v in r])
@@ -493,7 +493,7 @@ def _scaled_system(gram, moment, total: float, lam) -> tuple:
     return A, [int(v * scale) for v in rhs], scale
 
 
-def _check_floating_point() -> None:
+def check_floating_point() -> None:
     """Refuse to release where the proof's model of the arithmetic fails: subnormals flushed to zero."""
     tiny = np.array([2.0**-1022, 1.0])
     if not (tiny[0] * 0.5 == 2.0**-1023 and float(tiny @ np.array([0.5, 0.0])) == 2.0**-1023):
@@ -522,7 +522,7 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     system's cryptographic source).
     """
     d = check_dimension(np.asarray(moment).size)
-    _check_floating_point()
+    check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")

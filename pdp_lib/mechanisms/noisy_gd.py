@@ -60,10 +60,10 @@ from ..validation import check_count, check_fraction, check_positive, check_prob
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits
 from .lattice import (
-    _check_floating_point,
-    _power_of_two,
-    _sqrt_up,
-    _step_exponent,
+    check_floating_point,
+    power_of_two_at_most,
+    sqrt_up,
+    grid_step_exponent,
     check_release_levels,
     check_sampler,
     double_above,
@@ -130,17 +130,17 @@ def gd_calibration(total: float, mu_min: float, d: int, delta: float, steps: int
         sigma = gd_sensitivity(radius, d) * math.sqrt(steps) / total
         return GDCalibration(delta=delta, steps=steps, radius=radius, step_size=step_size, sigma=sigma)
     check_release_levels(total, mu_min)
-    sqrt_d = _sqrt_up(Fraction(d))
+    sqrt_d = sqrt_up(Fraction(d))
     R = Fraction(radius) * (1 + _RADIUS_SLACK)
     G = sqrt_d * (sqrt_d * R + 2)
     M_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
     mu_min_q = Fraction(float(mu_min))
     alpha = sums_rounding_bound(rounds, d, mu_min_q)
     beta = alpha / d * sqrt_d
-    g = _step_exponent(mu_min_q * G / M_lo * _STEP_SLACK / max(1, G))
-    gamma = _power_of_two(-g)
+    g = grid_step_exponent(mu_min_q * G / M_lo * _STEP_SLACK / max(1, G))
+    gamma = power_of_two_at_most(-g)
     a = G / M_lo + (2 * (alpha * R + beta) + gamma * sqrt_d) / mu_min_q
-    sigma = double_above(_sqrt_up(a * a * steps))
+    sigma = double_above(sqrt_up(a * a * steps))
     return GDCalibration(delta=delta, steps=steps, radius=radius, step_size=step_size, sigma=sigma, step_exponent=g)
 
 
@@ -164,7 +164,7 @@ def check_radius(radius: float, d: int, name: str = "radius") -> float:
     return radius
 
 
-def _check_settings(lam, d, steps, radius, step_size) -> tuple:
+def check_gd_settings(lam, d, steps, radius, step_size) -> tuple:
     steps = check_count(steps, "steps", minimum=1)
     if steps > MAX_STEPS:
         raise ValueError(f"steps = {steps!r} is outside the allowed range [1, {MAX_STEPS}]: the noise grows like the "
@@ -206,7 +206,7 @@ def noisy_gd(X, y, epsilons, lam, delta, rng=None, *, steps: int = STEPS, radius
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
     n, d = X.shape
-    steps, radius, step_size = _check_settings(lam, d, steps, radius, step_size)
+    steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
     sampler = check_sampler(sampler)
     reach = tolerated_gaussian_mus(eps, delta)
     if sampler == "float":
@@ -218,7 +218,7 @@ def noisy_gd(X, y, epsilons, lam, delta, rng=None, *, steps: int = STEPS, radius
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    _check_floating_point()
+    check_floating_point()
     gram, moment, rounds = weighted_sums(X, y, reach)
     total = math.fsum(reach)
     cal = gd_calibration(total, float(reach.min()), d, delta, steps, radius, step_size, rounds=rounds_bound(n))
@@ -235,7 +235,7 @@ def run_lattice(gram, moment, total: float, lam: float, cal: GDCalibration, bits
     G_ints, g_scale = dyadic_integers(upper + np.triu(upper, 1).T)
     m_ints, m_scale = dyadic_integers(np.asarray(moment, dtype=float))
     S = Fraction(float(total))
-    gamma = _power_of_two(-cal.step_exponent)
+    gamma = power_of_two_at_most(-cal.step_exponent)
     rate = gamma / Fraction(cal.sigma)
     bound = Fraction(cal.radius) * (1 + _RADIUS_SLACK)
     theta = np.zeros(d)

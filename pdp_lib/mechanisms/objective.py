@@ -247,10 +247,10 @@ def objective_perturbation(X, y, epsilons, lam, rng=None, *, radius=None, share:
     numpy.ndarray of shape (d,)
     """
     check_objective_sampler(sampler)
-    return _release(X, y, epsilons, lam, rng, radius, share)[0]
+    return release_arrays(X, y, epsilons, lam, rng, radius, share)[0]
 
 
-def _release(X, y, epsilons, lam, rng, radius, share) -> tuple:
+def release_arrays(X, y, epsilons, lam, rng, radius, share) -> tuple:
     """``(theta_hat, calibration)``: one release, the sampler already accepted."""
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     d = X.shape[1]

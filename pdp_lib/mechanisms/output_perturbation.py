@@ -340,10 +340,10 @@ def pdp_op(X, y, epsilons, lam, B=None, rng=None, *, delta=None, sampler="exact"
     (book chapter *What the guarantee does not cover*).  Neither covers the running time: the exact
     release's time depends on the noise drawn, and on the data through the sums and the exact solve.
     """
-    return _run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta, sampler=sampler)[0]
+    return run_pdp_op(X, y, epsilons, lam, B, rng, delta=delta, sampler=sampler)[0]
 
 
-def _run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None, sampler="exact"):
+def run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=None, sampler="exact"):
     """Validate, calibrate and run Algorithm 1: ``(theta_hat, calibration)``.
 
     One output of shape ``(d,)``, or with ``size`` (a validated count) ``size`` independent

@@ -39,11 +39,24 @@ import numpy as np
 from ..validation import check_epsilons, check_fraction, check_labels, check_rng
 from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
 from .exact_sampling import RandomBits
-from .lattice import _power_of_two, _step_exponent, check_release_levels, check_sampler, double_above
+from .lattice import power_of_two_at_most, grid_step_exponent, check_release_levels, check_sampler, double_above
 
-__all__ = ["MeanCalibration", "mean_calibration", "private_mean"]
+__all__ = ["MeanCalibration", "mean_calibration", "private_mean", "SENSITIVITY", "noise_variance"]
 
 _STEP_SLACK = Fraction(1, 1 << 20)
+
+SENSITIVITY = 2
+"""Replacing point ``i`` (its label in ``[-1, 1]``, its weight kept) moves ``sum_i w_i y_i`` by at most
+``SENSITIVITY w_i``, the label range's width: with weights summing to ``S`` (the levels, or ``mu*_i``), the noise's
+scale is ``SENSITIVITY / S``."""
+
+
+def noise_variance(total: float, *, gaussian: bool) -> float:
+    """The variance of the private mean's noise over the reals, for weights summing to ``total``: ``2 (2/S)**2``
+    (Laplace of scale ``2/S``) or ``(2/M)**2`` (Gaussian); its expected test loss is the constant predictor's plus
+    this."""
+    square = SENSITIVITY**2 / np.float64(total) ** 2
+    return float(square if gaussian else 2 * SENSITIVITY**2 / np.float64(total) ** 2)
 
 
 @dataclass(frozen=True)
@@ -82,11 +95,11 @@ def mean_calibration(levels, *, exact: bool = True) -> MeanCalibration:
     levels = np.asarray(levels, dtype=float)
     total, smallest = _exact_sum(levels), Fraction(float(levels.min()))
     if not exact:
-        return MeanCalibration(scale=2.0 / float(total))
+        return MeanCalibration(scale=SENSITIVITY / float(total))
     check_release_levels(float(total), float(smallest))
-    g = _step_exponent(2 * smallest / total * _STEP_SLACK)
-    gamma = _power_of_two(-g)
-    spread = 2 / total + gamma / smallest               # 1 / eta' (Laplace) or sigma' (Gaussian), exactly
+    g = grid_step_exponent(SENSITIVITY * smallest / total * _STEP_SLACK)
+    gamma = power_of_two_at_most(-g)
+    spread = SENSITIVITY / total + gamma / smallest     # 1 / eta' (Laplace) or sigma' (Gaussian), exactly
     return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
 
 
@@ -131,7 +144,7 @@ def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     cal = mean_calibration(weights)
-    gamma = _power_of_two(-cal.step_exponent)
+    gamma = power_of_two_at_most(-cal.step_exponent)
     centre = round(_weighted_label_sum(weights, y) / _exact_sum(weights) / gamma)       # exactly
     draw = sample_rounded_l2 if delta is None else sample_rounded_gaussian
     (k,) = draw(cal.rate, 1, bits)

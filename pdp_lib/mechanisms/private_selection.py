@@ -153,7 +153,7 @@ def _run_selection_exact(X, y, eps, lams, rho, stop, B, bits):
     """One run of the selection with lattice releases and exact coins: ``(theta, k)``, ``k = -1`` for zero."""
     from fractions import Fraction
 
-    from .output_perturbation import _run_pdp_op
+    from .output_perturbation import run_pdp_op
 
     from .exponential import levels_below
 
@@ -162,7 +162,7 @@ def _run_selection_exact(X, y, eps, lams, rho, stop, B, bits):
     p = Fraction(float(stop))
     while True:
         k = bits.below(lams.size)
-        theta = _run_pdp_op(X, y, model_levels, float(lams[k]), B, bits, sampler="exact")[0]
+        theta = run_pdp_op(X, y, model_levels, float(lams[k]), B, bits, sampler="exact")[0]
         if laplace_passes(exact_score(theta, X, y, eps, rho), bits):
             return theta, k
         if bits.below(p.denominator) < p.numerator:          # stop, with the probability `stop`'s double is

@@ -64,10 +64,10 @@ from ..validation import check_fraction, check_positive, check_problem, check_rn
 from .exact_rounding import sample_rounded_l2
 from .exact_sampling import RandomBits
 from .lattice import (
-    _check_floating_point,
-    _power_of_two,
-    _sqrt_up,
-    _step_exponent,
+    check_floating_point,
+    power_of_two_at_most,
+    sqrt_up,
+    grid_step_exponent,
     check_release_levels,
     check_sampler,
     double_below,
@@ -77,7 +77,7 @@ from .lattice import (
 )
 from .output_perturbation import _sample_l2_laplace
 
-__all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "statistics_from_sums",
+__all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "float_statistics", "statistics_from_sums",
            "lattice_statistics", "solve_statistics", "noisy_solutions", "ssp", "public_ridge", "SHARE", "FAILURE"]
 
 SHARE = 0.5
@@ -132,14 +132,14 @@ def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, 
         return SSPCalibration(share=rho, eta_gram=rho * total / sens_a, eta_moment=(1 - rho) * total / sens_b)
     check_release_levels(total, eps_min)
     p = d * (d + 1) // 2
-    sqrt_p, sqrt_d = _sqrt_up(Fraction(p)), _sqrt_up(Fraction(d))
+    sqrt_p, sqrt_d = sqrt_up(Fraction(p)), sqrt_up(Fraction(d))
     S_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
     eps_min_q, rho_q = Fraction(float(eps_min)), Fraction(rho)
     alpha = sums_rounding_bound(rounds, d, eps_min_q)
     beta = alpha / d * sqrt_d
     smallest = eps_min_q * min(sqrt_p, 2 * sqrt_d) / S_lo            # the smallest per-point sensitivity
-    g = _step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
-    gamma = _power_of_two(-g)
+    g = grid_step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
+    gamma = power_of_two_at_most(-g)
     eta_a = double_below(rho_q / (sqrt_p / S_lo + (2 * alpha + gamma * sqrt_p) / eps_min_q))
     eta_b = double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
     return SSPCalibration(share=rho, eta_gram=eta_a, eta_moment=eta_b, step_exponent=g,
@@ -171,11 +171,19 @@ def public_ridge(eta_gram: float, d: int, failure: float = FAILURE) -> float:
     return float(math.sqrt(2.0) * gamma_law.ppf(1.0 - failure, p, scale=1.0 / eta_gram))
 
 
-def _symmetric(upper: np.ndarray, d: int) -> np.ndarray:
+def symmetric_from_upper(upper: np.ndarray, d: int) -> np.ndarray:
     """The symmetric matrix whose upper triangle (row by row) is ``upper``."""
     out = np.zeros((d, d))
     out[np.triu_indices(d)] = upper
     return out + np.triu(out, 1).T
+
+
+def float_statistics(upper, b, cal, gen) -> tuple:
+    """The floating-point release of the statistics: ``(A_hat, b_hat)`` from the weighted Gram matrix's upper
+    triangle ``upper`` (row by row) and the weighted moment ``b``, each plus the double-precision l2-Laplace noise
+    of ``cal`` drawn from ``gen`` (the Gram matrix's first): exact only over the reals."""
+    noisy_upper = upper + _sample_l2_laplace(cal.eta_gram, upper.size, 1, gen)[0]
+    return symmetric_from_upper(noisy_upper, b.size), b + _sample_l2_laplace(cal.eta_moment, b.size, 1, gen)[0]
 
 
 def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="exact") -> tuple:
@@ -200,7 +208,6 @@ def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="e
     X, y, eps, _ = check_problem(X, y, epsilons)
     sampler = check_sampler(sampler)
     n, d = X.shape
-    p = d * (d + 1) // 2
     rows, cols = np.triu_indices(d)
     if sampler == "float":
         gen = check_rng(rng)
@@ -208,8 +215,7 @@ def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="e
         w = eps / eps.sum()
         A = (X * w[:, None]).T @ X
         b = (X * w[:, None]).T @ y
-        noisy_upper = A[rows, cols] + _sample_l2_laplace(cal.eta_gram, p, 1, gen)[0]
-        return _symmetric(noisy_upper, d), b + _sample_l2_laplace(cal.eta_moment, d, 1, gen)[0], cal
+        return (*float_statistics(A[rows, cols], b, cal, gen), cal)
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     gram, moment, rounds = weighted_sums(X, y, eps)
@@ -228,7 +234,7 @@ def statistics_from_sums(gram, moment, total: float, eps_min: float, n: int, rou
     d = np.asarray(moment).size
     p = d * (d + 1) // 2
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    _check_floating_point()
+    check_floating_point()
     if rounds > rounds_bound(n):
         raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
                            f"{n} rows: they were not accumulated by weighted_sums and Sums")
@@ -237,9 +243,9 @@ def statistics_from_sums(gram, moment, total: float, eps_min: float, n: int, rou
     k_a = sample_rounded_l2(cal.rate_gram, p, bits)
     k_b = sample_rounded_l2(cal.rate_moment, d, bits)
     g = cal.step_exponent
-    upper = np.array([float(Fraction(m + k) / _power_of_two(g)) for m, k in zip(m_a, k_a)])   # correctly rounded
-    b_hat = np.array([float(Fraction(m + k) / _power_of_two(g)) for m, k in zip(m_b, k_b)])
-    return _symmetric(upper, d), b_hat, cal
+    upper = np.array([float(Fraction(m + k) / power_of_two_at_most(g)) for m, k in zip(m_a, k_a)])   # correctly rounded
+    b_hat = np.array([float(Fraction(m + k) / power_of_two_at_most(g)) for m, k in zip(m_b, k_b)])
+    return symmetric_from_upper(upper, d), b_hat, cal
 
 
 def lattice_statistics(gram, moment, total: float, g: int) -> tuple:
@@ -247,17 +253,17 @@ def lattice_statistics(gram, moment, total: float, g: int) -> tuple:
     ``total`` and rounded to the nearest multiple of ``2**-g`` (ties to even), exactly, in units of the step."""
     gram, moment = np.asarray(gram, dtype=float), np.asarray(moment, dtype=float)
     rows, cols = np.triu_indices(moment.size)
-    scale = _power_of_two(g) / Fraction(total)                       # 1 / (S~ gamma), exactly
+    scale = power_of_two_at_most(g) / Fraction(total)                       # 1 / (S~ gamma), exactly
     return ([round(Fraction(float(gram[j, k])) * scale) for j, k in zip(rows, cols)],
             [round(Fraction(float(v)) * scale) for v in moment])
 
 
 def solve_statistics(A_hat, b_hat, lam) -> np.ndarray:
     """``(A_+ + lam I)^{-1} b``: the negative eigenvalues of the symmetric ``A_hat`` set to 0 (post-processing)."""
-    return _solve_clipped(np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float), float(lam))
+    return solve_clipped(np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float), float(lam))
 
 
-def _solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarray:
+def solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarray:
     """``(A_+ + lam I)^{-1} b``: the negative eigenvalues of the symmetric ``A_hat`` set to 0 (post-processing)."""
     values, vectors = np.linalg.eigh(A_hat)
     return vectors @ ((vectors.T @ b_hat) / (np.maximum(values, 0.0) + lam))
@@ -294,4 +300,4 @@ def ssp(X, y, epsilons, lam, rng=None, *, share: float = SHARE, sampler="exact")
     """
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     A_hat, b_hat, _ = ssp_statistics(X, y, eps, rng, share=share, sampler=sampler)
-    return _solve_clipped(A_hat, b_hat, lam)
+    return solve_clipped(A_hat, b_hat, lam)

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from .output_perturbation import _run_pdp_op, _weighted_ridge, calibrate
+from .output_perturbation import run_pdp_op, _weighted_ridge, calibrate
 from ..validation import check_problem, check_epsilons, check_positive
 
 __all__ = [
@@ -177,7 +177,7 @@ def threshold_dp(X, y, epsilons, lam, threshold=None, B=None, rng=None, *, sampl
     X, y, eps, lam = check_problem(X, y, epsilons, lam)
     tau = best_public_threshold(eps) if threshold is None else threshold
     keep = kept_mask(eps, tau)
-    return _run_pdp_op(X[keep], y[keep], np.full(int(keep.sum()), float(tau)), lam, B, rng, sampler=sampler)[0]
+    return run_pdp_op(X[keep], y[keep], np.full(int(keep.sum()), float(tau)), lam, B, rng, sampler=sampler)[0]
 
 
 def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):
