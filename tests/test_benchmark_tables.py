@@ -1,0 +1,127 @@
+"""The held-out benchmark's tables (pdp_lib.io.benchmark_tables) and the procedures measured on them
+(pdp_lib.experiments.advice): the split by its rule, every table as shipped, and procedures that read public facts
+only, held against the oracle and against losses computed here."""
+
+import dataclasses
+import hashlib
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pdp_lib
+from pdp_lib.experiments import advice
+from pdp_lib.io import benchmark_tables as bt
+from pdp_lib.io import comparison
+
+FOLDER = Path(pdp_lib.__file__).parent / "data" / "benchmark"
+
+
+def test_the_split_is_the_rule_and_the_book_tables_only_develop():
+    dev, held = bt.read_split()
+    assert (dev, held) == bt.split_rule(bt.table_names())
+    assert set(dev).isdisjoint(held) and set(dev) | set(held) == set(bt.table_names())
+    assert set(bt.BOOK_TABLES) <= set(dev)
+    assert len(held) >= 15 and not set(held) & set(bt.BOOK_TABLES)
+    # the rule, written out again: the first hexadecimal digit of SHA-256(name)
+    assert all((hashlib.sha256(n.encode()).hexdigest()[0] in "01234") == (n in dev)
+               for n in bt.table_names() if n not in bt.BOOK_TABLES)
+    assert (FOLDER / "split.toml").read_text(encoding="utf-8") == bt.split_text(
+        [n for n in bt.table_names() if n not in bt.BOOK_TABLES])
+
+
+def test_every_shipped_table_is_the_file_its_provenance_names():
+    provenance = tomllib.loads((FOLDER / "provenance.toml").read_text(encoding="utf-8"))["tables"]
+    assert set(provenance) == set(bt.table_names()) - set(bt.BOOK_TABLES)
+    for name, entry in provenance.items():
+        data = (FOLDER / f"{name}.csv.gz").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["file_sha256"], name
+        assert entry["kept"] >= 500 and entry["kept"] <= entry["rows"]
+
+
+@pytest.mark.parametrize("name", bt.table_names())
+def test_every_table_is_read_into_the_domain_by_its_public_bounds(name):
+    table = bt.load_table(name)
+    n, width = table.X.shape
+    assert width == len(table.features) + 1 and table.bounds.intercept
+    assert np.all(table.X[:, -1] == 1.0) and np.all((table.X >= 0) & (table.X <= 1))
+    # the bounds are each column's minimum and maximum: the label spans [-1, 1] exactly
+    assert table.y.min() == -1.0 and table.y.max() == 1.0
+    assert np.all(table.X[:, :-1].min(axis=0) == 0.0) and np.all(table.X[:, :-1].max(axis=0) == 1.0)
+    assert n >= (442 if name == "diabetes" else 500)
+
+
+def test_an_unknown_table_is_refused_naming_the_allowed_ones():
+    with pytest.raises(ValueError, match=r"table = 'iris' is not a benchmark table; use one of 401k, "):
+        bt.load_table("iris")
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return [advice.cell_losses(name, profile, 0, draws=20, masks=4)
+            for name in ("meap01", "affairs") for profile in ("paper", "tenfold")]
+
+
+def test_no_procedure_beats_the_oracle_and_one_private_release_meets_it(cells):
+    table = advice.procedure_table(cells, advice.FAMILY["pure"] + advice.FAMILY["approximate"])
+    assert np.all(table.ratio >= 1.0)                   # the oracle is the least of the same entries
+    best = table.groupby(["table", "profile", "guarantee"]).ratio.min()
+    assert best.min() >= 1.0
+
+
+def test_the_private_mean_and_the_midpoint_are_the_losses_computed_here(cells):
+    # independent truth: the test rows drawn by compare's own coin, the losses written out in numpy
+    for cell in cells:
+        table = bt.load_table(cell.table)
+        eps = _levels(cell)
+        X, y = table.X, table.y
+        u = comparison.row_uniforms([X[:, j] for j in range(X.shape[1] - 1)] + [y, eps], cell.split)
+        test = u < 0.2
+        train_eps, train_y = eps[~test], y[~test]
+        S = train_eps.sum()
+        m = train_eps @ train_y / S
+        midpoint = np.mean(y[test] ** 2)
+        private_mean = np.mean((y[test] - m) ** 2) + 8.0 / S**2
+        assert cell.losses["midpoint"].iloc[0] == pytest.approx(midpoint, rel=1e-12)
+        assert cell.losses["private_mean"].iloc[0] == pytest.approx(private_mean, rel=1e-9)
+
+
+def _levels(cell):
+    """The levels cell_losses drew for every row of its table (the same seed)."""
+    from pdp_lib.profiles import privacy_profile
+
+    table = bt.load_table(cell.table)
+    gen = np.random.default_rng(np.random.SeedSequence(cell.split, spawn_key=(sum(map(ord, cell.table)),
+                                                                              len(cell.profile))))
+    return privacy_profile(table.y.size, advice.PROFILES[cell.profile], gen)
+
+
+def test_a_procedure_reads_public_facts_only(cells):
+    # the cause: the losses (labels, features) change, the public facts do not: every choice stays
+    cell = cells[0]
+    shuffled = dataclasses.replace(cell, losses=cell.losses.sample(frac=1.0, axis=1, random_state=0) * 3.0)
+    for procedure in advice.FAMILY["pure"] + advice.FAMILY["approximate"]:
+        assert advice._choice(cell, procedure) == advice._choice(shuffled, procedure)
+    # and the levels do move them: ten times the levels lower the budget's bar and the public ridge
+    richer = dataclasses.replace(cell, levels=cell.levels * 10.0)
+    assert advice.budget_ratio(richer) == pytest.approx(10.0 * advice.budget_ratio(cell))
+    assert advice.ssp_public_ridge(richer, 0.4) <= advice.ssp_public_ridge(cell, 0.4)
+
+
+def test_the_automatic_choices_follow_the_budget_ratio(cells):
+    cell = cells[0]
+    ratio = advice.budget_ratio(cell)
+    assert advice._choice(cell, f"auto:0.4:{ratio * 2}")[0] == "private_mean"
+    assert advice._choice(cell, f"auto:0.4:{ratio / 2}") == ("ssp", advice.ssp_public_ridge(cell, 0.4))
+    assert advice._choice(cell, f"auto_delta:{ratio * 2}")[0] == "private_mean_delta"
+    assert advice.ssp_public_ridge(cell, 0.4) in advice.DEFAULT_GRID
+
+
+def test_the_development_choice_is_the_least_geometric_mean_by_brute_force(cells):
+    table = advice.procedure_table(cells, advice.FAMILY["pure"])
+    scores = {p: advice.geometric_mean(table[table.procedure == p].ratio) for p in advice.FAMILY["pure"]}
+    chosen = advice.choose_on_development(cells, "pure")
+    assert scores[chosen] == min(scores.values())
+    assert advice.FAMILY["pure"].index(chosen) == min(i for i, p in enumerate(advice.FAMILY["pure"])
+                                                     if scores[p] == scores[chosen])
