@@ -224,23 +224,22 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             return
 
     def _warn_noise_unguarded(self) -> None:
-        d = self.coef_.shape[0]
-        if self.mechanism != "output":       # a bound or an estimate, set by the mechanism's fit (if any)
-            if self._noise_bound is not None:       # (a function of noise_energy, its arguments)
-                name, args = self._noise_bound
-                text = noise_energy.noise_warning(self.coef_, getattr(noise_energy, name)(*args), exact=False)
-                if text is not None:
-                    warnings.warn(text, NoiseWarning, stacklevel=4)
+        if self._noise_bound is None:               # set by the mechanism's fit, if it has a criterion
             return
-        if np.isfinite(self.eta_):
-            energy = noise_energy.l2_laplace_energy(self.eta_, d)
-        elif np.isfinite(self.sigma_):
-            energy = noise_energy.gaussian_energy(self.sigma_, d)
-        else:
-            return
-        text = noise_energy.noise_warning(self.coef_, energy)
+        energy, exact = self._noise_bound
+        value = energy()
+        text = None if value is None else noise_energy.noise_warning(self.coef_, value, exact=exact)
         if text is not None:
             warnings.warn(text, NoiseWarning, stacklevel=4)
+
+    def _output_energy(self) -> float | None:
+        """Output perturbation's noise energy, exact: its l2 noise's (``eta_``) or its Gaussian's (``sigma_``)."""
+        d = self.coef_.shape[0]
+        if np.isfinite(self.eta_):
+            return noise_energy.l2_laplace_energy(self.eta_, d)
+        if np.isfinite(self.sigma_):
+            return noise_energy.gaussian_energy(self.sigma_, d)
+        return None
 
     def _fit_theta(self, X, y, epsilons):
         """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""
@@ -270,6 +269,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def _fit_output(self, X, y, epsilons, rule, sampler):
         """``mechanism="output"``: PDP-OP at ``lam``, or at the ``lam`` a rule chose (``"pruned"``, ``"auto"``)."""
+        self._noise_bound = (self._output_energy, True)
         if rule == "public":
             raise ValueError("lam = 'public' applies to mechanism='ssp' with noise='gaussian' and delta: the public "
                              "ridge is derived from the Gaussian noise on the statistics")
@@ -333,7 +333,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         check_objective_sampler(self.sampler)
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         self.coef_, cal = release_arrays(X, y, eps, lam, self.random_state, None, 0.5)
-        self._noise_bound = ("objective_energy", (cal.eta, cal.ridge, X.shape[1]))
+        eta, ridge, d = cal.eta, cal.ridge, X.shape[1]
+        self._noise_bound = (lambda: noise_energy.objective_energy(eta, ridge, d), False)
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = cal.eta, float("nan")
         self.lam_ = float(cal.ridge)
@@ -356,8 +357,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
-        self._noise_bound = ("ssp_energy", (cal.eta_gram, cal.eta_moment, lam, X.shape[1],
-                                            noise_energy.gram_floor(A_hat)))
+        d = X.shape[1]
+        self._noise_bound = (lambda: noise_energy.ssp_energy(cal.eta_gram, cal.eta_moment, lam, d,
+                                                             noise_energy.gram_floor(A_hat)), False)
         self.weights_ = eps / eps.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")
         self.lam_ = float(lam)
@@ -391,9 +393,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             lam = float(ridge_rule(0.0, release.calibration.sigma_gram, 0.0, X.shape[1], delta))
         self.coef_ = solve_statistics(release.gram, release.moment, lam)
         if lam > 0:                     # AdaSSP may choose 0: no bound then
-            cal = release.calibration
-            self._noise_bound = ("gaussian_ssp_energy", (cal.sigma_gram, cal.sigma_moment, lam, X.shape[1],
-                                                         noise_energy.gram_floor(release.gram)))
+            cal, d = release.calibration, X.shape[1]
+            self._noise_bound = (lambda: noise_energy.gaussian_ssp_energy(
+                cal.sigma_gram, cal.sigma_moment, lam, d, noise_energy.gram_floor(release.gram)), False)
         mus = tolerated_gaussian_mus(eps, delta)
         self.weights_ = mus / mus.sum()
         self.eta_, self.sigma_ = float("nan"), float("nan")

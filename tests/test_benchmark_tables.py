@@ -94,7 +94,7 @@ def _levels(cell):
     table = bt.load_table(cell.table)
     gen = np.random.default_rng(np.random.SeedSequence(cell.split, spawn_key=(sum(map(ord, cell.table)),
                                                                               len(cell.profile))))
-    return privacy_profile(table.y.size, advice.PROFILES[cell.profile], gen)
+    return gen.permutation(privacy_profile(table.y.size, advice.PROFILES[cell.profile], gen))
 
 
 def test_a_procedure_reads_public_facts_only(cells):

@@ -32,9 +32,9 @@ from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..profiles import ProfileSpec, privacy_profile
 from ..tuning import pruned_lambda
 
-__all__ = ["PROFILES", "SPLITS", "DELTA", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
+__all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
-           "geometric_mean", "choose_on_development", "PRIVATE"]
+           "geometric_mean", "choose_on_development", "PRIVATE", "table_interval"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -46,6 +46,10 @@ SPLITS = (0, 1, 2)
 
 DELTA = 1e-6
 """The ``delta`` of the approximate releases: below ``1/n`` for every table of the benchmark."""
+
+DRAWS = 200
+"""Monte Carlo releases per cell for the mechanisms whose expected loss has no closed form (``compare``'s
+default)."""
 
 PURE = ("midpoint", "private_mean", "pdp_op_pruned", "pdp_op_sharp_pruned", "non_personalized_pruned",
         "ssp_pruned", "objective_pruned")
@@ -88,12 +92,12 @@ class Cell:
     losses: pd.DataFrame
 
 
-def cell_losses(table: str, profile: str, split: int, *, draws: int = 200, masks: int = 20) -> Cell:
+def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
     """Every release's expected test loss on one (table, profile, split), by the command line's comparison."""
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
-    eps = privacy_profile(t.y.size, PROFILES[profile], gen)
+    eps = gen.permutation(privacy_profile(t.y.size, PROFILES[profile], gen))   # the rows' order is the file's
     names = [f"x{j}" for j in range(d)]
     frame = pd.DataFrame(t.X[:, :d], columns=names).assign(y=t.y, eps=eps)
     bounds = Bounds(features=tuple(names), lower=np.zeros(d), upper=np.ones(d), label_lower=-1.0, label_upper=1.0,
@@ -157,8 +161,9 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     return _RELEASE[name], pruned_lambda(DEFAULT_GRID, cell.levels, cell.d, B=B)
 
 
-PRIVATE = tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE)
-"""The releases the oracle chooses among: every private row of :data:`pdp_lib.io.comparison.METHODS`."""
+PRIVATE = tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE) + ("midpoint",)
+"""The releases the oracle chooses among: every private row of :data:`pdp_lib.io.comparison.METHODS`, and the
+midpoint, which spends nothing."""
 
 
 def procedure_table(cells, procedures=PURE + APPROXIMATE) -> pd.DataFrame:
@@ -167,7 +172,7 @@ def procedure_table(cells, procedures=PURE + APPROXIMATE) -> pd.DataFrame:
     The oracle of a pure procedure is the best pure release; of an approximate one, the best release of either
     kind (a pure release is also ``(epsilon_i, delta)``-DP)."""
     rows = []
-    pure_rows = [m for m in PRIVATE if m not in comparison.DELTA_METHODS]
+    pure_rows = [m for m in PRIVATE if m not in comparison.DELTA_METHODS]        # the midpoint included
     for cell in cells:
         oracle = {"pure": float(cell.losses[pure_rows].min().min()),
                   "approximate": float(cell.losses[list(PRIVATE)].min().min())}
@@ -217,3 +222,17 @@ def choose_on_development(cells, guarantee: str) -> str:
     table = procedure_table(cells, FAMILY[guarantee])
     scores = table.groupby("procedure", sort=False).ratio.apply(geometric_mean)
     return min(FAMILY[guarantee], key=lambda p: (scores[p], FAMILY[guarantee].index(p)))
+
+
+def table_interval(table: pd.DataFrame, first: str, second: str, *, draws: int = 4000, seed: int = 0) -> tuple:
+    """The ratio of two procedures' geometric means over the cells of ``table`` (:func:`procedure_table`), with a
+    95% percentile interval from resampling the tables with replacement (each table with all its cells): how much
+    the comparison owes to which tables happen to be in the benchmark.  ``(ratio, low, high)``."""
+    logs = np.log(table.pivot_table(index=["table", "profile", "split"], columns="procedure", values="ratio"))
+    per_table = (logs[first] - logs[second]).groupby(level="table").agg(["sum", "size"])
+    sums, sizes = per_table["sum"].to_numpy(), per_table["size"].to_numpy()
+    gen = np.random.default_rng(seed)
+    pick = gen.integers(0, sums.size, size=(draws, sums.size))
+    boot = np.exp(sums[pick].sum(axis=1) / sizes[pick].sum(axis=1))
+    low, high = np.quantile(boot, [0.025, 0.975])
+    return float(np.exp(sums.sum() / sizes.sum())), float(low), float(high)
