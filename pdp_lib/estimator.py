@@ -61,7 +61,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         nothing, and leaves the whole budget to the fit on all the points; or ``"auto"``: chosen by
         private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`), the
         whole procedure giving point ``i`` ``epsilons[i]``-personalized DP.  The book's chapter
-        *Choosing λ* derives both and measures them: on its data ``"pruned"`` did better.
+        *Choosing λ* derives both and measures them: on its data ``"pruned"`` did better.  Whether to
+        release PDP-OP at all is tested on held-out tables in the chapter *Which mechanism, which λ*: there the
+        private mean (:func:`pdp_lib.private_mean`) beat PDP-OP at the pruned rule in geometric mean.
     lam_grid : None or sequence of float, default None
         The public candidates for ``lam="pruned"`` or ``"auto"``, distinct, fixed before the data
         are seen; ``None``: :data:`pdp_lib.tuning.DEFAULT_GRID`.  Then ``B`` must be None or
@@ -94,7 +96,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
         statistics at a numeric ``lam`` (:func:`pdp_lib.mechanisms.adassp.gaussian_ssp`), at the public ridge with
         ``lam="public"`` (:func:`pdp_lib.mechanisms.adassp.ridge_rule` with the eigenvalue's bound at 0: it reads no
-        data; the book's recommendation under ``delta``) or, with ``lam="auto"``, personalized AdaSSP, whose ridge is
+        data; the chapter *Beyond output perturbation*'s choice under ``delta`` on its two datasets, tested on held-out
+        tables in the chapter *Which mechanism, which λ*) or, with ``lam="auto"``, personalized AdaSSP, whose ridge is
         chosen from its own release (:func:`pdp_lib.mechanisms.adassp.adassp`; ``lam_`` is the ridge chosen).  ``eta_`` and ``sigma_`` are then ``nan`` (SSP has one noise per statistic).
         ``"objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP
         (:func:`pdp_lib.mechanisms.objective.objective_perturbation`), only with ``sampler="float"``: it has no
