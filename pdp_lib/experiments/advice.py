@@ -97,7 +97,7 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
-    eps = gen.permutation(privacy_profile(t.y.size, PROFILES[profile], gen))   # the rows' order is the file's
+    eps = gen.permutation(privacy_profile(t.y.size, PROFILES[profile], gen))   # levels in random row order
     names = [f"x{j}" for j in range(d)]
     frame = pd.DataFrame(t.X[:, :d], columns=names).assign(y=t.y, eps=eps)
     bounds = Bounds(features=tuple(names), lower=np.zeros(d), upper=np.ones(d), label_lower=-1.0, label_upper=1.0,
