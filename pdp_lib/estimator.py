@@ -61,7 +61,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         nothing, and leaves the whole budget to the fit on all the points; or ``"auto"``: chosen by
         private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`), the
         whole procedure giving point ``i`` ``epsilons[i]``-personalized DP.  The book's chapter
-        *Choosing λ* derives both and measures them: on its data ``"pruned"`` did better.  Whether to
+        *Choosing λ* derives both and measures them: on its data ``"pruned"`` did better.  Both prune the grid with
+        the noise bound of PDP-OP's pure l2 noise, also with ``delta`` or ``noise="gaussian"`` (whose noise differs:
+        the rule stays public, but is not tuned to that noise).  Whether to
         release PDP-OP at all is tested on held-out tables in the chapter *Which mechanism, which λ*: there the
         private mean (:func:`pdp_lib.private_mean`) beat PDP-OP at the pruned rule in geometric mean.
     lam_grid : None or sequence of float, default None
