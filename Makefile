@@ -97,7 +97,8 @@ lab: $(LAB_STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python tools/execute_notebooks.py --jobs $(JOBS) $(NOTEBOOKS)
 
-# The built site as a reader meets it: links, anchors, problem markers; screenshots with headless Chromium
+# The built site as a reader meets it: links, anchors, problem markers, every figure's image with an alt text that
+# describes it (not a file path), no link text showing raw LaTeX; screenshots with headless Chromium
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
 # column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the site
 # at 1280 px (--layout): no table wider than the column, no code box that scrolls, every figure numbered,

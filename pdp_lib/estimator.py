@@ -22,6 +22,9 @@ from .validation import check_features, check_finite, check_fraction, check_posi
 DEFAULT_EPSILON = 1.0
 """The level every row gets when neither ``epsilons`` nor ``epsilon`` is given (with a warning)."""
 
+DEFAULT_LAM = 1.0
+"""The ``lambda`` of the mechanisms that take one when ``lam`` is not given."""
+
 
 class PrivacyLevelWarning(UserWarning):
     """The privacy level was not chosen: the estimator used its default, :data:`DEFAULT_EPSILON`."""
@@ -31,7 +34,7 @@ class NoiseWarning(UserWarning):
     """The release is mostly noise (:func:`pdp_lib.mechanisms.noise_energy.mostly_noise`)."""
 
 
-__all__ = ["PersonalizedRidge", "PrivacyLevelWarning", "NoiseWarning", "DEFAULT_EPSILON"]
+__all__ = ["PersonalizedRidge", "PrivacyLevelWarning", "NoiseWarning", "DEFAULT_EPSILON", "DEFAULT_LAM"]
 
 
 class PersonalizedRidge(RegressorMixin, BaseEstimator):
@@ -55,8 +58,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    lam : float, "pruned" or "auto", default 1.0
-        Ridge parameter ``lambda > 0`` of eq. (2); or ``"pruned"``: chosen from ``lam_grid`` by a
+    lam : None, float, "pruned" or "auto", default None
+        ``None``: :data:`DEFAULT_LAM` (1.0) for the mechanisms that take ``lambda``; ``mechanism="mean"`` and
+        ``"auto"`` take none (and refuse one).  Ridge parameter ``lambda > 0`` of eq. (2); or ``"pruned"``: chosen from ``lam_grid`` by a
         public rule that reads only the levels (:func:`pdp_lib.tuning.pruned_lambda`), spends
         nothing, and leaves the whole budget to the fit on all the points; or ``"auto"``: chosen by
         private tuning with personalized budgets (:func:`pdp_lib.tuning.private_lambda`), the
@@ -92,7 +96,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         :func:`pdp_lib.calibrate`).
     random_state : None, int or numpy.random.Generator
         Source of the privacy noise.  An int gives the same noise on every fit.
-    mechanism : {"output", "ssp", "objective", "gd"}, default "output"
+    mechanism : {"output", "ssp", "objective", "gd", "mean", "auto"}, default "output"
         ``"output"``: PDP-OP, noise on the solution (Algorithm 1).  ``"ssp"``: sufficient-statistics
         perturbation (book chapter *Beyond output perturbation*): pure DP with a numeric ``lam``
         (:func:`pdp_lib.mechanisms.ssp.ssp`); with ``delta`` and ``noise="gaussian"``, Gaussian noise on the
@@ -106,6 +110,13 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         release exact in floating point.  ``lam_`` is the ridge it minimized with (``lam`` or more) and ``eta_`` its
         noise's rate.  ``"gd"``: noisy gradient descent with ``delta`` and ``noise="gaussian"``
         (:func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` with its default 20 steps; call it for other settings).
+        ``"mean"``: the private mean (:func:`pdp_lib.private_mean`), the intercept-only model (needs
+        ``fit_intercept=True``; ``coef_`` is 0), Laplace noise, or Gaussian with ``delta`` and ``noise="gaussian"``.
+        ``"auto"``: the release chosen from public facts only (the levels, ``d``, ``delta``) by
+        :func:`pdp_lib.mechanisms.automatic.choose`, the rule chosen on the development tables of the book's chapter
+        *Which mechanism, which λ* and tested there on tables it was not chosen on: SSP at its public ridge when the
+        levels' sum over ``d**2`` is large enough, else the private mean (needs ``fit_intercept=True``; pure with
+        ``noise="l2"``, or ``delta`` with ``noise="gaussian"``); ``chosen_`` says what it chose and why.
     noise : {"l2", "gaussian"}, default "l2"
         ``"l2"``: PDP-OP's noise, density ``prop. to exp(-eta ||z||)``.  ``"gaussian"``: the
         personalized Gaussian mechanism (:func:`pdp_lib.mechanisms.gaussian.gaussian_mechanism`), which needs
@@ -154,8 +165,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         The Gaussian noise's standard deviation (``noise="gaussian"``); ``nan`` for the ℓ2 noise.
     n_features_in_ : int
         ``d``.
-    lam_ : float
-        The ``lambda`` used (the chosen one with ``lam="pruned"`` or ``"auto"``).
+    lam_ : float or None
+        The ``lambda`` used (the chosen one with ``lam="pruned"`` or ``"auto"``, or by ``mechanism="auto"``);
+        ``None`` for the private mean.
+    chosen_ : pdp_lib.mechanisms.automatic.Choice or None
+        With ``mechanism="auto"``: the release chosen, the budget ratio and the threshold (``Choice.reason()``).
     tuning_ : pdp_lib.tuning.LambdaChoice or None
         With ``lam="pruned"`` or ``"auto"``: the choice, the candidates and what each point spent on
         it (nothing with ``"pruned"``).
@@ -166,7 +180,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
     (:class:`pdp_lib.preprocessing.DomainScaler` in a ``Pipeline``).
     """
 
-    def __init__(self, lam=1.0, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
+    def __init__(self, lam=None, B=None, random_state=None, lam_grid=None, tuning_share=1.0,
                  validation_fraction=0.5, noise="l2", delta=None, epsilon=None, fit_intercept=False,
                  sampler="exact", mechanism="output"):
         self.mechanism = mechanism
@@ -248,11 +262,15 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def _fit_theta(self, X, y, epsilons):
         """Algorithm 1 (or private tuning) on the rows as given: sets ``coef_`` to the whole estimate."""
-        if not isinstance(self.lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
+        m = registry.get(self.mechanism)               # refuses a name the registry does not know
+        self._lam = DEFAULT_LAM if self.lam is None and m.takes_lam else self.lam
+        registry.check_lam_and_intercept(m.name, lam=self._lam, intercept=self.fit_intercept)
+        self.chosen_ = None
+        if not isinstance(self._lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
                                               or self.validation_fraction != 0.5):
             raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' or 'pruned' "
-                             f"only; with lam = {self.lam!r} they would be ignored")
-        if isinstance(self.lam, str) and self.lam == "pruned" and self.tuning_share != 1.0:
+                             f"only; with lam = {self._lam!r} they would be ignored")
+        if isinstance(self._lam, str) and self._lam == "pruned" and self.tuning_share != 1.0:
             raise ValueError(f"tuning_share = {self.tuning_share!r} applies to lam='auto' only: lam='pruned' "
                              f"spends nothing on the choice")
         if not isinstance(self.noise, str) or self.noise not in ("l2", "gaussian"):
@@ -260,17 +278,16 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if self.noise == "gaussian" and self.delta is None:
             raise ValueError("delta is required with noise='gaussian': the Gaussian mechanism has no pure "
                              "guarantee; give delta in (0, 1)")
-        if isinstance(self.lam, str) and self.lam not in ("auto", "pruned", "public"):
-            raise TypeError(f"lam must be a real number, got str {self.lam!r}: use a number in "
+        if isinstance(self._lam, str) and self._lam not in ("auto", "pruned", "public"):
+            raise TypeError(f"lam must be a real number, got str {self._lam!r}: use a number in "
                             f"(0, inf), 'pruned', 'auto' or 'public' (mechanism='ssp' with delta)")
-        rule = self.lam if isinstance(self.lam, str) else None
+        rule = self._lam if isinstance(self._lam, str) else None
         if rule == "public" and (self.lam_grid is not None or self.tuning_share != 1.0
                                  or self.validation_fraction != 0.5):
             raise ValueError("lam_grid, tuning_share and validation_fraction do not apply to lam='public', which "
                              "reads no data and tunes nothing")
         sampler = check_sampler(self.sampler)
-        name = registry.get(self.mechanism).name      # refuses a name the registry does not know
-        return getattr(self, f"_fit_{name}")(X, y, epsilons, rule, sampler)   # one method per registry entry
+        return getattr(self, f"_fit_{m.name}")(X, y, epsilons, rule, sampler)   # one method per registry entry
 
     def _fit_output(self, X, y, epsilons, rule, sampler):
         """``mechanism="output"``: PDP-OP at ``lam``, or at the ``lam`` a rule chose (``"pruned"``, ``"auto"``)."""
@@ -282,19 +299,19 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise ValueError(f"delta = {self.delta!r} is not allowed with lam='auto': private tuning is "
                              f"calibrated for pure DP; use delta=None, lam='pruned' or a fixed lam")
         if rule == "auto":
-            return self._fit_auto(X, y, epsilons)
+            return self._fit_private_lambda(X, y, epsilons)
         if rule == "pruned":
             return self._fit_pruned(X, y, epsilons)
         if self.noise == "gaussian":
-            self.coef_, cal = run_gaussian(X, y, epsilons, self.lam, self.delta, self.B, self.random_state,
+            self.coef_, cal = run_gaussian(X, y, epsilons, self._lam, self.delta, self.B, self.random_state,
                                             rng_name="random_state", sampler=sampler)
             self.eta_, self.sigma_ = float("nan"), cal.sigma
         else:
-            self.coef_, cal = run_pdp_op(X, y, epsilons, self.lam, self.B, self.random_state,
+            self.coef_, cal = run_pdp_op(X, y, epsilons, self._lam, self.B, self.random_state,
                                           rng_name="random_state", delta=self.delta, sampler=sampler)
             self.eta_, self.sigma_ = cal.eta, float("nan")
         self.weights_ = np.array(cal.weights)
-        self.lam_ = float(self.lam)
+        self.lam_ = float(self._lam)
         self.tuning_ = None
         return self
 
@@ -313,7 +330,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                                               f"lambda is derived; give a number > 0")]:
             if wrong:
                 raise ValueError(why)
-        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         self.coef_ = noisy_gd(X, y, eps, lam, self.delta, self.random_state, sampler=sampler)
         mus = tolerated_gaussian_mus(eps, self.delta)
         self.weights_ = mus / mus.sum()
@@ -336,7 +353,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             if wrong:
                 raise ValueError(why)
         check_objective_sampler(self.sampler)
-        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         self.coef_, cal = release_arrays(X, y, eps, lam, self.random_state, None, 0.5)
         eta, ridge, d = cal.eta, cal.ridge, X.shape[1]
         self._noise_bound = (lambda: noise_energy.objective_energy(eta, ridge, d), False)
@@ -359,7 +376,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             raise ValueError(f"lam = {rule!r} is not allowed with mechanism='ssp' under pure DP: its rules are derived "
                              f"for output perturbation's noise; give a number (or delta, noise='gaussian' and "
                              f"lam='public' or 'auto')")
-        X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+        X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
         d = X.shape[1]
@@ -389,7 +406,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if rule in ("auto", "public"):
             X, y, eps, _ = check_problem(X, y, epsilons)
         else:
-            X, y, eps, lam = check_problem(X, y, epsilons, self.lam)
+            X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         shares = SHARES if rule == "auto" else check_shares((0.5, 0.5, 0.0))
         release = release_arrays(X, y, eps, delta, self.random_state, shares, sampler)
         if rule == "auto":
@@ -406,6 +423,53 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.eta_, self.sigma_ = float("nan"), float("nan")
         self.lam_ = float(lam)
         self.tuning_ = None
+        return self
+
+    def _check_gaussian_delta(self, name: str) -> None:
+        """The private mean and the automatic choice: pure with ``noise="l2"``, Gaussian with ``delta`` and
+        ``noise="gaussian"``; no bound on the solution."""
+        if self.B is not None:
+            raise ValueError(f"B = {self.B!r} is not allowed with mechanism='{name}': it takes no bound on the "
+                             f"solution")
+        if (self.delta is None) != (self.noise == "l2"):
+            raise ValueError(f"mechanism='{name}' is pure DP with noise='l2', or (epsilon_i, delta)-DP with delta in "
+                             f"(0, 1) and noise='gaussian' (got delta = {self.delta!r}, noise = {self.noise!r})")
+
+    def _fit_mean(self, X, y, epsilons, rule, sampler):
+        """``mechanism="mean"``: the private mean (:func:`pdp_lib.mechanisms.private_mean.private_mean`), the
+        intercept-only model: ``coef_`` 0, ``intercept_`` the released mean."""
+        from .gaussian_curves import tolerated_gaussian_mus
+        from .mechanisms.private_mean import private_mean
+
+        self._check_gaussian_delta("mean")
+        X, y, eps, _ = check_problem(X, y, epsilons)
+        value = private_mean(y, eps, self.random_state, delta=self.delta, sampler=sampler)
+        self.coef_ = np.zeros(X.shape[1])
+        self.coef_[-1] = value                          # the intercept's coordinate (fit_intercept=True)
+        weights = eps if self.delta is None else tolerated_gaussian_mus(eps, self.delta)
+        self.weights_ = weights / weights.sum()
+        self.eta_, self.sigma_ = float("nan"), float("nan")
+        self.lam_ = None
+        self.tuning_ = None
+        return self
+
+    def _fit_auto(self, X, y, epsilons, rule, sampler):
+        """``mechanism="auto"``: the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the levels, ``d``
+        (the intercept's column included) and ``delta``; ``chosen_`` records the choice."""
+        from .mechanisms.automatic import choose
+        from .validation import check_epsilons
+
+        self._check_gaussian_delta("auto")
+        eps = check_epsilons(epsilons, X.shape[0])
+        choice = choose(math.fsum(eps), float(eps.min()), X.shape[1], self.delta)
+        if choice.mechanism == "mean":
+            self._fit_mean(X, y, eps, None, sampler)
+        elif self.delta is None:
+            self._lam = choice.lam
+            self._fit_ssp(X, y, eps, None, sampler)
+        else:
+            self._fit_gaussian_ssp(X, y, eps, choice.lam, sampler)
+        self.chosen_ = choice
         return self
 
     def _fit_pruned(self, X, y, epsilons):
@@ -427,7 +491,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.tuning_ = choice
         return self
 
-    def _fit_auto(self, X, y, epsilons):
+    def _fit_private_lambda(self, X, y, epsilons):
         """``lam="auto"``: private tuning, then the chosen candidate or a refit (chapter *Choosing λ*)."""
         X, y, eps, _ = check_problem(X, y, epsilons)
         alpha = check_fraction(self.tuning_share, "tuning_share", closed_low=False)

@@ -33,7 +33,11 @@ def test_the_estimator_fits_every_mechanism_of_the_registry_and_refuses_others()
     rng = np.random.default_rng(0)
     X, y, eps = rng.uniform(0, 1, (60, 2)), rng.uniform(-1, 1, 60), rng.choice([0.5, 1.0], 60)
     for name, entry in registry.REGISTRY.items():
-        kwargs = {"mechanism": name, "random_state": 1, "lam": 1.0}
+        kwargs = {"mechanism": name, "random_state": 1}
+        if entry.takes_lam:
+            kwargs["lam"] = 1.0
+        if entry.needs_intercept:
+            kwargs["fit_intercept"] = True
         if entry.needs_delta:
             kwargs.update(delta=1e-5, noise="gaussian")
         if not entry.exact:
@@ -42,7 +46,8 @@ def test_the_estimator_fits_every_mechanism_of_the_registry_and_refuses_others()
             warnings.simplefilter("ignore", NoiseWarning)      # 60 rows: the release may be mostly noise
             model = PersonalizedRidge(**kwargs).fit(X, y, eps)
         assert model.coef_.shape == (2,) and np.all(np.isfinite(model.coef_))
-    with pytest.raises(ValueError, match=r"mechanism = 'laplace' is not allowed; use one of output, ssp, gd, objective"):
+    with pytest.raises(ValueError, match=r"mechanism = 'laplace' is not allowed; use one of output, ssp, gd, objective, "
+                                         r"mean, auto"):
         PersonalizedRidge(mechanism="laplace").fit(X, y, eps)
 
 
@@ -55,7 +60,7 @@ def test_compare_reports_every_mechanism_of_the_registry():
 
 
 GRID = list(itertools.product(registry.MECHANISMS, (None, 1e-5), (None, 5, 100_001), ("exact", "float"),
-                              (1.0, "public", "auto"), (None, "sharp")))
+                              (1.0, "public", "auto", None), (None, "sharp"), (False, True)))
 
 
 def _refusal(**kwargs):
@@ -81,13 +86,16 @@ def test_the_command_line_refuses_exactly_what_the_registry_refuses(tmp_path, mo
 
     monkeypatch.setattr(registry, "fit_sums", reached)
     refused = 0
-    for mechanism, delta, steps, sampler, lam, bound in GRID:
-        args = ["fit", str(data), "--label", "y", "--epsilon", "eps", "--lam", str(lam), "--mechanism", mechanism,
+    for mechanism, delta, steps, sampler, lam, bound, intercept in GRID:
+        args = ["fit", str(data), "--label", "y", "--epsilon", "eps", "--mechanism", mechanism,
                 "--sampler", sampler, "--out", str(tmp_path / "m.json")]
+        args += [] if lam is None else ["--lam", str(lam)]
         args += [] if delta is None else ["--delta", str(delta)]
         args += [] if steps is None else ["--steps", str(steps)]
         args += [] if bound is None else ["--bound", bound]
-        why = _refusal(name=mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=bound, flags=True)
+        args += ["--intercept"] if intercept else []
+        why = _refusal(name=mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=bound,
+                       intercept=intercept, flags=True)
         if why is None:                         # main reports the stand-in's exception in one line
             assert cli.main(args) == 1 and "internal error: _Reached" in capsys.readouterr().err
         else:
@@ -98,33 +106,40 @@ def test_the_command_line_refuses_exactly_what_the_registry_refuses(tmp_path, mo
     assert 0 < refused < len(GRID)
 
 
-@pytest.mark.parametrize("mechanism, delta, steps, sampler, lam, bound", GRID)
-def test_the_library_refuses_exactly_what_the_registry_refuses(mechanism, delta, steps, sampler, lam, bound):
+@pytest.mark.parametrize("mechanism, delta, steps, sampler, lam, bound, intercept", GRID)
+def test_the_library_refuses_exactly_what_the_registry_refuses(mechanism, delta, steps, sampler, lam, bound,
+                                                                intercept):
     rng = np.random.default_rng(2)
     X, y, eps = rng.uniform(0, 1, (30, 2)), rng.uniform(-1, 1, 30), rng.choice([0.5, 1.0], 30)
+    if intercept:
+        X[:, -1] = 1.0                  # the intercept's feature, last, as streaming.accumulate appends it
     sums = streaming.Sums.zeros(2)
     sums.add(X, y, eps, None if delta is None else streaming.gaussian_weights(eps, delta))
-    why = _refusal(name=mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=bound)
-    said = _refusal(name=mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=bound, flags=True)
+    kwargs = dict(name=mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=bound, intercept=intercept)
+    why, said = _refusal(**kwargs), _refusal(**kwargs, flags=True)
     assert (why is None) == (said is None)
     if why is not None:
         with pytest.raises(ValueError) as exc:
             registry.fit_sums(sums, lam, B=bound, rng=3, sampler=sampler, mechanism=mechanism, delta=delta,
-                              steps=steps)
+                              steps=steps, intercept=intercept)
         assert str(exc.value) == why
         return
     release = registry.fit_sums(sums, lam, B=bound, rng=3, sampler=sampler, mechanism=mechanism, delta=delta,
-                                steps=steps)
-    assert isinstance(release, Release) and release.mechanism == mechanism
+                                steps=steps, intercept=intercept)
+    assert isinstance(release, Release)
+    chosen = release.facts.get("choice")
+    assert release.mechanism == (mechanism if mechanism != "auto" else chosen.mechanism)
     assert release.guarantee == ("pure" if delta is None else "approximate")
     assert release.theta.shape == (2,) and np.all(np.isfinite(release.theta))
-    assert f"lambda = {sig(release.lam, 6)}" in registry.fit_message(release)
+    if release.lam is not None:
+        assert f"lambda = {sig(release.lam, 6)}" in registry.fit_message(release)
     assert all(isinstance(w, str) and "\n" not in w for w in registry.fit_warnings(release))
 
 
 def test_an_unknown_mechanism_is_refused_in_each_vocabulary():
-    assert _refusal(name="laplace") == "mechanism = 'laplace' is not allowed; use one of output, ssp, gd, objective"
-    assert _refusal(name=3, flags=True) == "--mechanism = 3 is not allowed; use one of output, ssp, gd, objective"
+    names = "output, ssp, gd, objective, mean, auto"
+    assert _refusal(name="laplace") == f"mechanism = 'laplace' is not allowed; use one of {names}"
+    assert _refusal(name=3, flags=True) == f"--mechanism = 3 is not allowed; use one of {names}"
 
 
 def test_a_release_that_ignored_a_bound_would_be_refused_not_dropped():

@@ -577,7 +577,7 @@ def test_fit_under_delta_is_the_in_memory_mechanism(tmp_path, capsys, mechanism,
 
 @pytest.mark.parametrize("extra, message", [
     (["--mechanism", "gd"], "--mechanism gd needs --delta"),
-    (["--delta", "1e-5"], "--delta applies to --mechanism ssp or gd only"),
+    (["--delta", "1e-5"], "--delta applies to --mechanism ssp or gd or mean or auto only"),
     (["--mechanism", "ssp", "--steps", "5", "--delta", "1e-5"], "--steps applies to --mechanism gd only"),
     (["--mechanism", "gd", "--delta", "1e-5", "--bound", "sharp"], "--bound applies to --mechanism output only"),
     (["--mechanism", "ssp", "--delta", "1.5"], "--delta = '1.5' is outside the allowed range"),
@@ -620,7 +620,7 @@ def test_fit_by_objective_perturbation_is_the_in_memory_mechanism_and_refuses_wh
             "--bounds", str(_bounds_file(tmp_path)), "--seed", "9", "--mechanism", "objective", "--chunk-rows", "70",
             "--out", str(out)]
     for extra, message in [([], "--mechanism objective needs --sampler float"),
-                           (["--sampler", "float", "--delta", "1e-5"], "--delta applies to --mechanism ssp or gd only"),
+                           (["--sampler", "float", "--delta", "1e-5"], "--delta applies to --mechanism ssp or gd or mean or auto only"),
                            (["--sampler", "float", "--bound", "sharp"], "--bound applies to --mechanism output only"),
                            (["--sampler", "float", "--steps", "3"], "--steps applies to --mechanism gd only"),
                            (["--sampler", "float", "--lam", "public"], "--lam public applies to --mechanism ssp")]:

@@ -188,14 +188,23 @@ def test_shapes(fn, override, pattern):
 
 
 # PersonalizedRidge.fit follows scikit-learn here instead: y=None raises ValueError("... requires y to be passed ...")
-# and epsilons=None uses the default level with a PrivacyLevelWarning (tests/test_estimator.py checks both)
-_ESTIMATOR_CONVENTIONS = [("PersonalizedRidge.fit", "y"), ("PersonalizedRidge.fit", "epsilons")]
+# and epsilons=None uses the default level with a PrivacyLevelWarning (tests/test_estimator.py checks both); lam=None
+# is its default, DEFAULT_LAM for the mechanisms that take lambda (checked below)
+_ESTIMATOR_CONVENTIONS = [("PersonalizedRidge.fit", "y"), ("PersonalizedRidge.fit", "epsilons"),
+                          ("PersonalizedRidge.fit", "lam")]
+
+
+def test_the_estimators_lam_none_is_its_default_lambda_and_nothing_else():
+    from pdp_lib.estimator import DEFAULT_LAM
+
+    assert np.array_equal(call_fit(lam=None), call_fit(lam=DEFAULT_LAM))
+    assert not np.array_equal(call_fit(lam=None), call_fit(lam=2 * DEFAULT_LAM))
 
 
 def _type_cases():
     cases = _cases(DATA_ENTRIES, DATA_TYPE_BAD) + _cases({"weighted_ridge": XY_ENTRIES["weighted_ridge"]}, TYPE_BAD)
-    return [c for c in cases if not any(c.id.startswith(name + "-") and c.values[1] == {key: None}
-                                        for name, key in _ESTIMATOR_CONVENTIONS)]
+    return [c for c in cases if not any(c.id.startswith(name + "-") and list(c.values[1]) == [key]
+                                        and c.values[1][key] is None for name, key in _ESTIMATOR_CONVENTIONS)]
 
 
 @pytest.mark.parametrize("fn, override, pattern", _type_cases())

@@ -7,14 +7,18 @@ Usage (after ``make book``)::
 1. Every internal link and anchor of every page resolves (files and ``#fragments``).
 2. No page shows a Sphinx/MyST problem marker (``problematic`` spans, unresolved
    citations ``[?]``, raw ``{prf:ref}`` / ``{eq}`` roles left as text).
-3. The theorem boxes carry numbers, MathJax is served locally (no CDN), the
+3. Every image inside a figure has an alt text that describes it: not missing or empty, not a
+   path or a file name (no ``/``, no ``.png``/``.svg``/``.jpg`` ending, not the image's own file
+   name); no link's text shows raw LaTeX (a backslash command such as ``\\varepsilon``, or a
+   ``$``) outside the math MathJax typesets.
+4. The theorem boxes carry numbers, MathJax is served locally (no CDN), the
    search index exists and, with ``--search WORD``, the search page finds pages.
-4. With ``--screenshots``: headless Chromium (Debian's ``chromium`` package) renders
+5. With ``--screenshots``: headless Chromium (Debian's ``chromium`` package) renders
    chosen pages at desktop (1280 px) and phone (390 px) widths into PNG files to look
    at, checks that every table of those pages fits the text column at 1280 px (no
    horizontal scroll), and with ``--anchors PAGE#ID ...`` screenshots those places (a
    table, a figure); pages are opened from ``file://`` so nothing leaves the machine.
-5. With ``--layout``: on every page of the site (chapters, landing page, indexes), laid out
+6. With ``--layout``: on every page of the site (chapters, landing page, indexes), laid out
    by headless Chromium at 1280 px, no table is wider than the text column, no code box
    scrolls (its lines fit), no display equation typeset by MathJax is wider than the text
    column (its glyphs, not its box, are measured: a cut equation shows no scroll bar), and
@@ -22,10 +26,10 @@ Usage (after ``make book``)::
    drawn at ``MIN_DPI`` or more (the PNG's own dpi times the scale at which the page shows
    it), so that its text, drawn at 10.5 pt or more, is at least 80% of the body text's size.
 
-6. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
+7. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
    numbered table, figure, equation and theorem block carries the chapter's number ("Table 3.2",
    "Theorem 3.1", "(3.4)").
-7. With ``--downloads PAGE``: the site is served over HTTP on 127.0.0.1 and headless Chromium
+8. With ``--downloads PAGE``: the site is served over HTTP on 127.0.0.1 and headless Chromium
    opens the page and fetches, through the links of its download menu, the chapter's ``.ipynb``
    and the whole book's PDF; the notebook must parse as a notebook whose title is the chapter's,
    the PDF must start with ``%PDF``, have a page count in ``check_pdf.PAGES`` and be the file
@@ -136,6 +140,99 @@ MARKERS = [
     (re.compile(r"```\{"), "a MyST directive left as raw text"),
     (re.compile(r"Traceback \(most recent call last\)"), "a Python traceback"),
 ]
+
+
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+_IMAGE_FILE = re.compile(r"\.(png|svg|jpe?g|gif|webp)$", re.IGNORECASE)
+_RAW_LATEX = re.compile(r"\\[A-Za-z]+|\$")
+"""A backslash command (``\\varepsilon``) or a dollar sign: LaTeX shown as text, not typeset."""
+
+
+class _FigureAndLinkCollector(HTMLParser):
+    """The images inside figures (with their alt text) and the text of every link of a page.
+
+    Text inside an element of class ``math`` is left out of a link's text: MathJax typesets it.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, bool, bool, str]] = []   # (tag, is a figure, is math, id)
+        self.images: list[tuple[str, str | None, str]] = []   # (src, alt or None, the figure's id)
+        self.link_texts: list[tuple[str, str]] = []           # (href, text)
+        self._link: list | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag == "img":
+            figures = [f for f in self.stack if f[1]]
+            if figures:
+                self.images.append((a.get("src") or "", a.get("alt"), figures[-1][3]))
+        if tag == "a":
+            self._link = [a.get("href") or "", []]
+        if tag not in _VOID:
+            figure = tag == "figure" or (tag == "div" and "figure" in classes)
+            self.stack.append((tag, figure, "math" in classes, a.get("id") or ""))
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self._link is not None:
+            self.link_texts.append((self._link[0], re.sub(r"\s+", " ", "".join(self._link[1])).strip()))
+            self._link = None
+        for k in range(len(self.stack) - 1, -1, -1):
+            if self.stack[k][0] == tag:
+                del self.stack[k:]
+                break
+
+    def handle_data(self, data):
+        if self._link is not None and not any(e[2] for e in self.stack):
+            self._link[1].append(data)
+
+
+def alt_problem(src: str, alt: str | None) -> str | None:
+    """Why ``alt`` does not describe the image ``src`` (None if it may): missing, empty or a file name."""
+    if alt is None or not alt.strip():
+        return "has no alt text"
+    text = alt.strip()
+    name = Path(unquote(urlsplit(src).path)).name
+    if "/" in text or _IMAGE_FILE.search(text) or text in (name, Path(name).stem):
+        return f"has a file path for alt text ({text[:60]!r})"
+    return None
+
+
+def _figures_and_links(text: str) -> _FigureAndLinkCollector:
+    c = _FigureAndLinkCollector()
+    c.feed(text)
+    c.close()
+    return c
+
+
+def figure_and_link_counts(root: Path) -> tuple[int, int]:
+    """How many images inside figures and how many links the pages of the site hold."""
+    found = [_figures_and_links(page.read_text(encoding="utf-8", errors="replace")) for page in site_pages(root)]
+    return sum(len(c.images) for c in found), sum(len(c.link_texts) for c in found)
+
+
+def figure_and_link_problems(text: str) -> list[str]:
+    """The figures' images without a real alt text and the links whose text shows raw LaTeX, in one page."""
+    c = _figures_and_links(text)
+    problems = []
+    for src, alt, figure in c.images:
+        why = alt_problem(src, alt)
+        if why:
+            problems.append(f"figure {figure or Path(src).name}: image {why}")
+    for href, link in c.link_texts:
+        if _RAW_LATEX.search(link):
+            problems.append(f"link to {href}: its text shows raw LaTeX ({link[:70]!r})")
+    return problems
+
+
+def check_figures_and_links(root: Path) -> list[str]:
+    """Every figure's image has an alt text that describes it; no link's text shows raw LaTeX."""
+    problems = []
+    for page in site_pages(root):
+        problems += [f"{page.relative_to(root)}: {p}"
+                     for p in figure_and_link_problems(page.read_text(encoding="utf-8", errors="replace"))]
+    return problems
 
 
 def check_markers(root: Path) -> list[str]:
@@ -391,7 +488,7 @@ function measure() {
     if (drawn > room + 1) {
       var box = m.closest("[id]");
       math.push(Math.round(drawn) + " px in " + room + " px" + (box ? " (in #" + box.id + ")" : "") + ": " +
-                (m.textContent || "").replace(/\s+/g, " ").trim().slice(0, 50));
+                (m.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 50));
     }
   });
   document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide,
@@ -536,12 +633,16 @@ def main(argv=None) -> int:
     if not (root / "index.html").exists():
         print(f"{root}/index.html not found: run `make book` first", file=sys.stderr)
         return 2
-    problems = check_links(root) + check_markers(root)
+    problems = check_links(root) + check_markers(root) + check_figures_and_links(root)
     numbered, found = chapter_numbering_problems(root)
     problems += found
     if not numbered:
         problems.append("no numbered table, figure, equation or block on a numbered chapter's page")
     print(f"{numbered} numbered tables, figures, equations and blocks, each with its chapter's number")
+    images, links = figure_and_link_counts(root)
+    if not images:
+        problems.append("no image inside a figure on any page: the alt text check saw nothing")
+    print(f"{images} images inside figures checked for an alt text, {links} link texts for raw LaTeX")
     for rel in args.downloads:
         problems += download_problems(root, rel, args.pdf)
     if args.search:
@@ -587,7 +688,8 @@ def main(argv=None) -> int:
         for p in problems:
             print(f"- {p}")
         return 1
-    print(f"site OK: {n_pages} pages, every internal link and anchor resolves, no problem markers")
+    print(f"site OK: {n_pages} pages, every internal link and anchor resolves, no problem markers, every "
+          "figure's image has an alt text, no link's text shows raw LaTeX")
     return 0
 
 

@@ -33,9 +33,10 @@ book's chapter *Exact loss moments* (``book/moments.ipynb``).
 
 ::
 
-    python -m pdp_lib fit DATA --label COL --epsilon COL --lam L [--bounds FILE] [--bound paper|sharp]
+    python -m pdp_lib fit DATA --label COL --epsilon COL [--lam L] [--bounds FILE] [--bound paper|sharp]
                                [--intercept] [--ignore COL ...] [--clip] [--chunk-rows N] [--seed S]
-                               [--sampler exact|float] [--mechanism output|ssp|gd|objective] [--delta D] [--steps T]
+                               [--sampler exact|float] [--mechanism output|ssp|gd|objective|mean|auto] [--delta D]
+                               [--steps T]
                                [--scheduler ADDRESS]
                                --out MODEL
     python -m pdp_lib compare DATA --label COL --epsilon COL [--bounds FILE] [--intercept] [--ignore COL ...]

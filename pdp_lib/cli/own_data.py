@@ -31,10 +31,11 @@ def add_fit(sub) -> None:
                          description="Fit PDP-OP on a table with a privacy level per row, reading it in chunks "
                                      "(any number of rows), and write the model as JSON.")
     _add_data_options(fit)
-    fit.add_argument("--lam", required=True, type=lam_or_rule,
-                     help="the ridge parameter, > 0; with --mechanism ssp and --delta also 'public' (the public ridge "
-                          "of the book's chapter 'Beyond output perturbation', which reads no data) or 'auto' "
-                          "(AdaSSP's ridge, chosen privately from its own release)")
+    fit.add_argument("--lam", default=None, type=lam_or_rule,
+                     help="the ridge parameter, > 0, required except with --mechanism mean or auto (which take none); "
+                          "with --mechanism ssp and --delta also 'public' (the public ridge of the book's chapter "
+                          "'Beyond output perturbation', which reads no data) or 'auto' (AdaSSP's ridge, chosen "
+                          "privately from its own release)")
     fit.add_argument("--bound", choices=settings.BOUNDS, default="paper",
                      help="'paper' (default): B(lambda) of Theorem 3.1; 'sharp': B*(lambda), less noise")
     fit.add_argument("--seed", type=int_at_least("--seed", 0), default=None,
@@ -278,7 +279,7 @@ def fit(args) -> int:
     refuse_overwriting("fit", [args.out], args)
     try:
         check_combination(args.mechanism, delta=args.delta, steps=args.steps, sampler=args.sampler, lam=args.lam,
-                          bound=None if args.bound == "paper" else args.bound, flags=True)
+                          bound=None if args.bound == "paper" else args.bound, intercept=args.intercept, flags=True)
     except ValueError as exc:
         raise Exit(2, f"python -m pdp_lib fit: error: {exc}") from None
     check_optional(args)
@@ -293,7 +294,7 @@ def fit(args) -> int:
         _warn_percentages(args, sums)
         B = "sharp" if args.bound == "sharp" else None
         release = fit_sums(sums, args.lam, B=B, rng=args.seed, sampler=args.sampler, mechanism=args.mechanism,
-                           delta=args.delta, steps=args.steps)
+                           delta=args.delta, steps=args.steps, intercept=bounds.intercept)
         model_file.write_model(model_file.model_record(release, bounds, sums, args.sampler), args.out)
 
     _report_clipped(args, sums)

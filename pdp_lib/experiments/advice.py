@@ -17,7 +17,6 @@ the evaluation tables report it.  Measured in the book's chapter *Which mechanis
 
 from __future__ import annotations
 
-import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ import pandas as pd
 from ..io import comparison
 from ..io.benchmark_tables import load_table
 from ..io.public_bounds import Bounds
+from ..mechanisms import automatic
 from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..profiles import ProfileSpec, privacy_profile
 from ..tuning import pruned_lambda
@@ -118,22 +118,15 @@ def benchmark_cells(tables, profiles=tuple(PROFILES), splits=SPLITS, **kwargs) -
 
 
 def budget_ratio(cell: Cell) -> float:
-    """``S / d**2``: the training levels' sum over the squared dimension, public (the levels and ``d``).  Every
-    release's noise shrinks as it grows: PDP-OP's and SSP's energy like ``(d**2 / S)**2``."""
-    return float(np.sum(cell.levels)) / cell.d**2
+    """``S / d**2`` of the cell (:func:`pdp_lib.mechanisms.automatic.budget_ratio`): public, the levels and ``d``.
+    Every release's noise shrinks as it grows: PDP-OP's and SSP's energy like ``(d**2 / S)**2``."""
+    return automatic.budget_ratio(float(np.sum(cell.levels)), cell.d)
 
 
 def ssp_public_ridge(cell: Cell, c: float) -> float:
-    r"""A public ridge for pure SSP: ``c`` times :math:`\sqrt 2\,p/\eta_{\mathrm{gram}}`, a bound on the expected
-    Frobenius norm of the noise SSP adds to the Gram matrix (:math:`p = d(d+1)/2` coordinates of l2-Laplace noise
-    of rate :math:`\eta_{\mathrm{gram}}`), taken to the grid value nearest on a log scale.  It reads the levels and
-    ``d`` only."""
-    from ..mechanisms.ssp import ssp_calibration
-
-    cal = ssp_calibration(float(np.sum(cell.levels)), float(cell.levels.min()), cell.d)
-    target = c * math.sqrt(2.0) * (cell.d * (cell.d + 1) // 2) / cal.eta_gram
-    grid = np.array(DEFAULT_GRID)
-    return float(grid[np.argmin(np.abs(np.log(grid) - math.log(target)))])
+    """The public ridge of pure SSP with the factor ``c`` (:func:`pdp_lib.mechanisms.automatic.ssp_ridge`), on
+    :data:`pdp_lib.mechanisms.lambda_grid.DEFAULT_GRID`; it reads the levels and ``d`` only."""
+    return automatic.ssp_ridge(float(np.sum(cell.levels)), float(cell.levels.min()), cell.d, c, DEFAULT_GRID)
 
 
 def _choice(cell: Cell, procedure: str) -> tuple:
@@ -161,7 +154,7 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     return _RELEASE[name], pruned_lambda(DEFAULT_GRID, cell.levels, cell.d, B=B)
 
 
-PRIVATE = tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE) + ("midpoint",)
+PRIVATE = tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE + comparison.CHOSEN) + ("midpoint",)
 """The releases the oracle chooses among: every private row of :data:`pdp_lib.io.comparison.METHODS`, and the
 midpoint, which spends nothing."""
 

@@ -43,12 +43,12 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
-           "ssp", "objective", "private_mean", "ssp_gaussian", "adassp", "gd", "private_mean_delta", "non_private",
-           "mean", "midpoint")
+           "ssp", "objective", "private_mean", "auto", "ssp_gaussian", "adassp", "gd", "private_mean_delta",
+           "auto_delta", "non_private", "mean", "midpoint")
 """The mechanisms compared, and two predictors that fit no model: ``mean`` predicts the training rows' mean label
 for every row (it reads the training labels: not private), ``midpoint`` the middle of the label's public bounds
 (0 in the scaled units: no data, no privacy cost).  A private model worth releasing has a lower test loss than
@@ -62,19 +62,26 @@ regression released under pure DP.  With ``delta`` (``compare --delta D``), ever
 Gaussian SSP at the public ridge, and ``adassp``, AdaSSP at its private ridge (:mod:`pdp_lib.mechanisms.adassp`;
 both choose their own ridge, so their loss is the same at every ``lambda``), ``gd``, noisy gradient descent with its
 default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte Carlo means; and
-``private_mean_delta``, the private mean with Gaussian noise of standard deviation ``2 / sum(mu*)``, exact."""
+``private_mean_delta``, the private mean with Gaussian noise of standard deviation ``2 / sum(mu*)``, exact.
+``auto`` and ``auto_delta``: what ``fit --mechanism auto --intercept`` releases without and with ``delta``
+(:func:`pdp_lib.mechanisms.automatic.choose`, from public facts only): the row of the release it chooses, SSP at its
+public ridge (from the same draws as the ``ssp`` row) or Gaussian SSP at the public ridge, else the private mean; the
+same loss at every ``lambda``."""
 
-BASELINES = ("non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean", "private_mean",
-             "private_mean_delta", "non_private", "mean", "midpoint")
+BASELINES = ("non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean", "non_private", "mean",
+             "midpoint")
 """The rows of :data:`METHODS` that are not a mechanism of :data:`pdp_lib.mechanisms.registry.REGISTRY` (whose
-entries name their own rows, :attr:`pdp_lib.mechanisms.registry.Mechanism.compare_rows`): the paper's baselines,
-the private means, and the predictors that release no private model."""
+entries name their own rows, :attr:`pdp_lib.mechanisms.registry.Mechanism.compare_rows`): the paper's baselines
+and the predictors that release no private model."""
 
-DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta")
+DELTA_METHODS = ("ssp_gaussian", "adassp", "gd", "private_mean_delta", "auto_delta")
 """The methods of :data:`METHODS` that ``expected_losses`` gives only for sums with ``delta``."""
 
-OWN_RIDGE = ("ssp_gaussian", "adassp")
+OWN_RIDGE = ("ssp_gaussian", "adassp", "auto", "auto_delta")
 """The rows of :data:`METHODS` that choose their own ridge: one loss, whatever the ``lambda`` column."""
+
+CHOSEN = ("auto", "auto_delta")
+"""The rows that repeat another row's loss (the release ``auto`` chooses): not a regression of their own."""
 
 PRIVATE_MEANS = ("private_mean", "private_mean_delta")
 """The private constant predictors, against which every private regression is held."""
@@ -87,14 +94,14 @@ def private_mean_verdict(table) -> str | None:
     """Lines saying, for each guarantee, when no private regression clearly beats its private mean; else ``None``.
 
     ``table`` is :func:`expected_losses`'s.  Pure-DP regressions (every row but :data:`PRIVATE_MEANS`,
-    :data:`NOT_PRIVATE` and :data:`DELTA_METHODS`) are held against ``private_mean``, the ``(epsilon_i, delta)`` ones
+    :data:`NOT_PRIVATE`, :data:`DELTA_METHODS` and :data:`CHOSEN`) are held against ``private_mean``, the ``(epsilon_i, delta)`` ones
     (:data:`DELTA_METHODS` but the mean) against ``private_mean_delta``: each against the mean of its own guarantee.
     A regression clearly beats the mean when its loss plus two of its Monte Carlo standard errors is below the
     mean's (exact) loss; a line is written when none does, naming the best regression and the mean.
     """
     lines = []
-    delta_models = tuple(m for m in DELTA_METHODS if m not in PRIVATE_MEANS)
-    pure = ~table["method"].isin(PRIVATE_MEANS + NOT_PRIVATE + DELTA_METHODS)
+    delta_models = tuple(m for m in DELTA_METHODS if m not in PRIVATE_MEANS + CHOSEN)
+    pure = ~table["method"].isin(PRIVATE_MEANS + NOT_PRIVATE + DELTA_METHODS + CHOSEN)
     for mean, models, guarantee in (("private_mean", table[pure], "pure DP"),
                                     ("private_mean_delta", table[table["method"].isin(delta_models)],
                                      "(epsilon_i, delta)-DP")):
@@ -354,23 +361,15 @@ _BATCH = 100   # Monte Carlo releases drawn at once
 def _monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
     """``(lam, method, loss, se)`` rows of SSP and objective perturbation: means over ``draws`` releases."""
     from ..bounds import norm_bound
-    from ..mechanisms import objective, ssp
-    from ..mechanisms.output_perturbation import _sample_l2_laplace
+    from ..mechanisms import objective
 
     d, total, eps_min = sums.d, sums.eps_total, float(sums.levels[0])
     A, c = sums.weighted.gram / total, sums.weighted.moment / total
-    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_RELEASES,)))
-    cal, p = ssp.ssp_calibration(total, eps_min, d), d * (d + 1) // 2
-    losses = {lam: [] for lam in lams}
-    for start in range(0, draws, _BATCH):
-        size = min(_BATCH, draws - start)
-        gram_noise = _sample_l2_laplace(cal.eta_gram, p, size, gen)
-        thetas = ssp.noisy_solutions(A, c, gram_noise, _sample_l2_laplace(cal.eta_moment, d, size, gen), lams)
-        for lam, theta in zip(lams, thetas):
-            losses[lam].append(_test_losses(sums.test, theta))
+    gen = _release_stream(seed)
+    losses = _ssp_losses(sums, lams, draws, gen)
     rows = []
     for lam in lams:
-        values = np.concatenate(losses[lam])
+        values = losses[lam]
         rows.append((lam, "ssp", float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
         radius = norm_bound(lam, d)
         cal_o = objective.objective_calibration(total, eps_min, lam, d, radius)
@@ -378,6 +377,52 @@ def _monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
                                  draws - start))) for start in range(0, draws, _BATCH)])
         rows.append((lam, "objective", float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
     return rows
+
+
+def _release_stream(seed: int) -> np.random.Generator:
+    """The stream of the pure releases' Monte Carlo: SSP's noise first, then objective perturbation's."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_RELEASES,)))
+
+
+def _ssp_losses(sums: CompareSums, lams: list, draws: int, gen) -> dict:
+    """SSP's test losses of ``draws`` releases at each ``lambda``: the same noise solved at every ``lambda``, drawn
+    from ``gen`` in batches whatever ``lams`` are (so one ``lambda``'s losses do not depend on the others)."""
+    from ..mechanisms import ssp
+    from ..mechanisms.output_perturbation import sample_l2_laplace
+
+    d, total = sums.d, sums.eps_total
+    A, c = sums.weighted.gram / total, sums.weighted.moment / total
+    cal, p = ssp.ssp_calibration(total, float(sums.levels[0]), d), d * (d + 1) // 2
+    losses = {lam: [] for lam in lams}
+    for start in range(0, draws, _BATCH):
+        size = min(_BATCH, draws - start)
+        gram_noise = sample_l2_laplace(cal.eta_gram, p, size, gen)
+        thetas = ssp.noisy_solutions(A, c, gram_noise, sample_l2_laplace(cal.eta_moment, d, size, gen), lams)
+        for lam, theta in zip(lams, thetas):
+            losses[lam].append(_test_losses(sums.test, theta))
+    return {lam: np.concatenate(v) for lam, v in losses.items()}
+
+
+def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int) -> list:
+    """The rows of :data:`CHOSEN`: the loss of the release :func:`pdp_lib.mechanisms.automatic.choose` picks, from
+    the rows already computed (SSP at a ``lambda`` off ``lams`` from the same draws as the ``ssp`` row)."""
+    from ..mechanisms.automatic import choose
+
+    loss = {(lam, method): (value, se) for lam, method, value, se in rows}
+    choice = choose(sums.eps_total, float(sums.levels[0]), sums.d)
+    if choice.mechanism == "mean":
+        pick = loss[lams[0], "private_mean"]
+    elif (choice.lam, "ssp") in loss:
+        pick = loss[choice.lam, "ssp"]
+    else:
+        values = _ssp_losses(sums, [choice.lam], draws, _release_stream(seed))[choice.lam]
+        pick = (float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws)))
+    out = [(lam, "auto", *pick) for lam in lams]
+    if sums.gaussian is not None:
+        choice = choose(sums.eps_total, float(sums.levels[0]), sums.d, sums.delta)
+        method = "ssp_gaussian" if choice.mechanism == "ssp" else "private_mean_delta"
+        out += [(lam, "auto_delta", *loss[lams[0], method]) for lam in lams]
+    return out
 
 
 def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
@@ -457,6 +502,7 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
         rows += _monte_carlo(sums, lams, draws, seed)
         if sums.gaussian is not None:
             rows += _gaussian_monte_carlo(sums, lams, draws, seed)
+        rows += _auto_rows(sums, lams, rows, draws, seed)
         _check_finite(rows, sums)
     order = {m: j for j, m in enumerate(METHODS)}
     rows.sort(key=lambda row: (lams.index(row[0]), order[row[1]]))

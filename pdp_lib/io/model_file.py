@@ -47,6 +47,12 @@ THEOREM_TEXTS = {
     "ssp": "Proposition 'Personalized SSP' with the lemma 'The statistics' sensitivities' of the book's chapter "
            "'Beyond output perturbation' (beyond the paper: noise on sum_i w_i x_i x_i^T and sum_i w_i y_i x_i, "
            "w_i = epsilon_i / sum(epsilon), then the ridge solved at lambda)",
+    "mean": "Proposition 'The private mean' of the book's chapter 'Beyond output perturbation' (beyond the paper: the "
+            "intercept-only model at sum_i w_i y_i, w_i = epsilon_i / sum(epsilon), released with Laplace noise of "
+            "scale 2 / sum(epsilon) or more)",
+    "mean-gaussian": "Proposition 'The private mean' of the book's chapter 'Beyond output perturbation' under "
+                     "(epsilon_i, delta): the intercept-only model at sum_i w_i y_i, w_i = mu*(epsilon_i, delta) / "
+                     "sum(mu*), released with Gaussian noise of standard deviation 2 / sum(mu*) or more",
     "3.1": "Theorem 3.1, with the norm bound B(lambda) = min(1/sqrt(lambda), sqrt(d)/lambda) of Lemma A.1",
     "3.2 with B*": "Theorem 3.2, with B = B*(lambda), the exact supremum of the weighted ridge solution's norm "
                    "over the domain (the book's chapter 'Sensitivity of the weighted ridge solution')",
@@ -156,7 +162,7 @@ def model_record(release: Release, bounds: Bounds, sums: Sums, sampler: str = "e
         "intercept": intercept,
         "features": list(bounds.features),
         "mechanism": release.mechanism,
-        "lam": float(release.lam), **release.fields,
+        "lam": None if release.lam is None else float(release.lam), **release.fields,
         "privacy": privacy_statement(sums, bounds, release, sampler),
         "scaling": "features x -> (x - lower) / (upper - lower); label y -> 2 (y - lower) / (upper - lower) - 1; "
                    "prediction in the label's units: lower + (upper - lower) (coef . x + intercept + 1) / 2 "

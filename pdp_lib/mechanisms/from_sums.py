@@ -21,8 +21,8 @@ from . import noise_energy as ne
 from .release import Release
 
 __all__ = ["output_release", "ssp_release", "gaussian_ssp_release", "gd_release", "objective_release",
-           "PUBLIC_RIDGE_TEXT", "output_summary", "output_warnings", "ssp_summary", "gaussian_summary",
-           "delta_warnings", "objective_summary", "objective_warnings"]
+           "mean_release", "auto_release", "PUBLIC_RIDGE_TEXT", "output_summary", "output_warnings", "ssp_summary",
+           "gaussian_summary", "delta_warnings", "objective_summary", "objective_warnings", "mean_summary"]
 
 PUBLIC_RIDGE_TEXT = ("the public rule sigma_gram sqrt(d log(2 d^2 / 0.05)) of the book's chapter 'Beyond output "
                      "perturbation' (reads no data)")
@@ -208,6 +208,63 @@ def objective_release(sums, lam, rng, *, sampler: str, **_) -> Release:
                    facts={"eta": eta, "ridge": ridge, "radius": radius})
 
 
+def mean_release(sums, lam, rng, *, sampler: str, delta=None, intercept: bool = False, **_) -> Release:
+    """The private mean from the sums: the intercept-only model at the re-weighted mean label
+    (:func:`pdp_lib.mechanisms.private_mean.mean_from_sums`), Laplace noise under pure DP, Gaussian with ``delta``
+    (the sums weighted by ``mu*(eps_i, delta)``).  The sums' last coordinate must be the intercept's, whose feature is
+    exactly 1 (``intercept=True``): its moment is the weighted label sum."""
+    from .private_mean import mean_from_sums
+
+    if not intercept:
+        raise ValueError("the private mean is the intercept-only model: the sums need an intercept (its feature 1 as "
+                         "their last coordinate)")
+    _check_total(sums)
+    d, n = sums.moment.size, sums.rows
+    gaussian = delta is not None
+    if gaussian:
+        delta = _check_gaussian_sums(sums, delta)
+    total, smallest = (sums.weight_total, sums.weight_min) if gaussian else (sums.total, sums.level_min)
+    if sampler == "exact" and rng is not None:
+        from .exact_sampling import RandomBits
+
+        if not isinstance(rng, RandomBits):
+            check_rng(rng)
+    value, cal = mean_from_sums(float(sums.moment[-1]), total, smallest, n, sums.rounds, rng, gaussian=gaussian,
+                                sampler=sampler)
+    if not np.isfinite(value):
+        raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
+                         f"nothing was written")
+    theta = np.zeros(d)
+    theta[-1] = value
+    law = "gaussian" if gaussian else "laplace"
+    fields = {"B": None, "eta": None, "noise": {"law": law, "scale": float(cal.scale)}}
+    facts = {"scale": float(cal.scale), "law": law, "rows": n}
+    if gaussian:
+        fields["delta"] = facts["delta"] = delta
+    return Release(theta=theta, mechanism="mean", theorem="mean-gaussian" if gaussian else "mean",
+                   guarantee="approximate" if gaussian else "pure", lam=None, fields=fields, facts=facts)
+
+
+def auto_release(sums, lam, rng, *, sampler: str, delta=None, intercept: bool = False, **_) -> Release:
+    """The release :func:`pdp_lib.mechanisms.automatic.choose` picks from the public facts of the sums (the levels'
+    sum and smallest value, ``d``, ``delta``): SSP at its public ridge or the private mean.  The release's own
+    mechanism is the one chosen; the model file's field ``chosen_by`` says by which rule and why."""
+    import dataclasses
+
+    from .automatic import choose
+
+    _check_total(sums)
+    choice = choose(sums.total, sums.level_min, sums.moment.size, delta)
+    if choice.mechanism == "mean":
+        release = mean_release(sums, None, rng, sampler=sampler, delta=delta, intercept=intercept)
+    elif delta is None:
+        release = ssp_release(sums, choice.lam, rng, sampler=sampler)
+    else:
+        release = gaussian_ssp_release(sums, choice.lam, rng, sampler=sampler, delta=delta)
+    return dataclasses.replace(release, fields={**release.fields, "chosen_by": choice.record()},
+                               facts={**release.facts, "choice": choice})
+
+
 # What the command line tells the operator after each release: one sentence, then warnings (public facts only).
 
 def output_summary(release: Release) -> str:
@@ -262,6 +319,14 @@ def delta_warnings(release: Release) -> list:
         return []
     return [f"delta = {delta!r} is not below 1/n = 1/{rows}: a guarantee with such a delta allows a mechanism that "
             f"publishes a row outright with probability delta; choose delta well below 1/n"]
+
+
+def mean_summary(release: Release) -> str:
+    """The private mean's release in a sentence: the guarantee and the noise's law and scale."""
+    f = release.facts
+    what = "pure" if release.guarantee == "pure" else f"(epsilon_i, delta = {f['delta']!r})"
+    return (f" by the private mean, {what} DP: the intercept-only model, {f['law']} noise of scale "
+            f"{sig(f['scale'], 6)} (the model file holds every digit)")
 
 
 def objective_summary(release: Release) -> str:

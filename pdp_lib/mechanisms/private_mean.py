@@ -39,9 +39,11 @@ import numpy as np
 from ..validation import check_epsilons, check_fraction, check_labels, check_rng
 from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
 from .exact_sampling import RandomBits
-from .lattice import power_of_two_at_most, grid_step_exponent, check_release_levels, check_sampler, double_above
+from .lattice import (check_floating_point, check_release_levels, check_sampler, double_above, grid_step_exponent,
+                      power_of_two_at_most, rounds_bound, sums_rounding_bound)
 
-__all__ = ["MeanCalibration", "mean_calibration", "private_mean", "SENSITIVITY", "noise_variance"]
+__all__ = ["MeanCalibration", "mean_calibration", "private_mean", "SENSITIVITY", "noise_variance",
+           "sums_mean_calibration", "mean_from_sums"]
 
 _STEP_SLACK = Fraction(1, 1 << 20)
 
@@ -101,6 +103,60 @@ def mean_calibration(levels, *, exact: bool = True) -> MeanCalibration:
     gamma = power_of_two_at_most(-g)
     spread = SENSITIVITY / total + gamma / smallest     # 1 / eta' (Laplace) or sigma' (Gaussian), exactly
     return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
+
+
+def sums_mean_calibration(total: float, weight_min: float, rounds: int) -> MeanCalibration:
+    r"""The exact release's noise when its centre comes from streamed sums: :math:`\tilde m/\tilde S`, the sum
+    :math:`\tilde m` of the terms :math:`w_i y_i` having met at most ``rounds`` roundings and :math:`\tilde S` the
+    weights' sum correctly rounded.
+
+    Each term :math:`|w_i y_i| \le w_i`, so :math:`|\tilde m/\tilde S - \sum_i w_i y_i / S| \le \alpha` with
+    :math:`\alpha = \gamma_{r+1} + 2^{-1072}/w_\min` (:func:`pdp_lib.mechanisms.lattice.sums_rounding_bound` in one
+    dimension, as for SSP's moment), in each of two neighbouring tables: the computed centres differ by at most
+    :math:`2 w_i/S + 2\alpha`, and by :math:`\gamma` more once rounded to the grid.  So the spread is
+    :math:`2/S_{lo} + (2\alpha + \gamma)/w_\min` (the Laplace scale, or the Gaussian's standard deviation), with
+    :math:`S_{lo} = \tilde S(1 - 2^{-52}) \le S`: every quantity rational and on the safe side.
+    """
+    check_release_levels(float(total), float(weight_min))
+    S_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
+    smallest = Fraction(float(weight_min))
+    alpha = sums_rounding_bound(rounds, 1, smallest)
+    g = grid_step_exponent(SENSITIVITY * smallest / S_lo * _STEP_SLACK)
+    gamma = power_of_two_at_most(-g)
+    spread = SENSITIVITY / S_lo + (2 * alpha + gamma) / smallest
+    return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
+
+
+def mean_from_sums(label_sum: float, total: float, weight_min: float, n: int, rounds: int, rng=None, *,
+                   gaussian: bool, sampler: str = "exact") -> tuple:
+    r"""The private mean from streamed sums: ``(value, calibration)``.
+
+    ``label_sum`` is :math:`\sum_i w_i y_i` as the sums hold it (the intercept's coordinate of
+    :class:`pdp_lib.io.streaming.Sums`'s ``moment``, whose feature is exactly 1), ``total`` the weights' sum correctly
+    rounded, ``weight_min`` the smallest weight: the levels (pure DP, Laplace noise) or :math:`\mu^*(\varepsilon_i,
+    \delta)` (``gaussian=True``).  ``sampler="exact"``: the lattice release calibrated by
+    :func:`sums_mean_calibration` for :func:`pdp_lib.mechanisms.lattice.rounds_bound` of ``n`` (so that the noise does
+    not depend on the rows' layout; the sums' own ``rounds`` must not exceed it).  ``"float"``: the noise over the
+    reals, :math:`2/S` (Laplace scale or standard deviation), added in floating point.
+    """
+    sampler = check_sampler(sampler)
+    if sampler == "float":
+        gen = check_rng(rng)
+        scale = SENSITIVITY / float(total)
+        noise = gen.normal(scale=scale) if gaussian else gen.laplace(scale=scale)
+        return float(label_sum) / float(total) + noise, MeanCalibration(scale=scale)
+    check_floating_point()
+    if rounds > rounds_bound(n):
+        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
+                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    if rng is not None and not isinstance(rng, RandomBits):
+        check_rng(rng)
+    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    cal = sums_mean_calibration(total, weight_min, rounds_bound(n))
+    gamma = power_of_two_at_most(-cal.step_exponent)
+    centre = round(Fraction(float(label_sum)) / Fraction(float(total)) / gamma)       # exactly
+    (k,) = (sample_rounded_gaussian if gaussian else sample_rounded_l2)(cal.rate, 1, bits)
+    return float((centre + k) * gamma), cal
 
 
 def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float:

@@ -9,8 +9,9 @@ front ends to this list.  Each :class:`Mechanism` declares:
   with ``delta`` required), or either (approximate exactly when ``delta`` is given);
 * whether it has a release exact in floating point (``sampler="exact"``), or only the double-precision one by
   explicit opt-in (``sampler="float"``), as OpenDP admits floating-point-unsafe measurements;
-* the parameters it takes besides ``lambda``: a bound on the solution (``B``), a number of steps, the rules for
-  ``lambda`` from the streamed sums (``"public"``, ``"auto"``);
+* the parameters it takes: ``lambda`` or not (the private mean solves no ridge, ``"auto"`` chooses its own), a
+  bound on the solution (``B``), a number of steps, the rules for ``lambda`` from the streamed sums (``"public"``,
+  ``"auto"``), and whether it needs an intercept (the private mean is the intercept-only model);
 * its release from the streamed sums (:mod:`pdp_lib.mechanisms.from_sums`), each returning a
   :class:`pdp_lib.mechanisms.release.Release`.
 
@@ -27,12 +28,12 @@ import numbers
 from dataclasses import dataclass
 from typing import Callable
 
-from . import from_sums
+from . import automatic, from_sums
 from .noisy_gd import MAX_STEPS
 from .release import Release
 
-__all__ = ["Mechanism", "REGISTRY", "MECHANISMS", "NEIGHBOURS", "PUBLIC", "get", "check_combination",
-           "fit_sums", "help_text", "fit_message", "fit_warnings"]
+__all__ = ["Mechanism", "REGISTRY", "MECHANISMS", "NEIGHBOURS", "PUBLIC", "get", "check_lam_and_intercept",
+           "check_combination", "fit_sums", "help_text", "fit_message", "fit_warnings"]
 
 NEIGHBOURS = ("replace one: two tables are neighbours when they differ in one row's features and label; the number "
               "of rows and every row's level are the same in both")
@@ -73,6 +74,10 @@ class Mechanism:
     summary_of, warnings_of : callable
         What the command line says of a release: the rest of the sentence "fitted on n rows...", and a list of
         warnings (public facts only).
+    takes_lam : bool
+        Whether it takes ``lambda`` (``lam``, ``--lam``): required if so, refused if not.
+    needs_intercept : bool
+        Whether it needs the model's intercept (``fit_intercept=True``, ``--intercept``).
     """
 
     name: str
@@ -88,6 +93,8 @@ class Mechanism:
     approximate_release: Callable[..., Release] | None
     summary_of: Callable[[Release], str]
     warnings_of: Callable[[Release], list]
+    takes_lam: bool = True
+    needs_intercept: bool = False
 
     @property
     def takes_delta(self) -> bool:
@@ -98,6 +105,16 @@ class Mechanism:
     def needs_delta(self) -> bool:
         """Whether ``delta`` must be given."""
         return self.guarantee == "approximate"
+
+
+def _auto_summary(release: Release) -> str:
+    """What the automatic choice released, in the chosen mechanism's words, and why."""
+    return f"{REGISTRY[release.mechanism].summary_of(release)}; chosen by mechanism 'auto': {release.facts['choice'].reason()}"
+
+
+def _auto_warnings(release: Release) -> list:
+    """The chosen mechanism's warnings."""
+    return REGISTRY[release.mechanism].warnings_of(release)
 
 
 REGISTRY = {m.name: m for m in (
@@ -118,11 +135,25 @@ REGISTRY = {m.name: m for m in (
                            "only", "pure", exact=False, takes_bound=False, takes_steps=False, sums_rules=(),
               compare_rows=("objective",), pure_release=from_sums.objective_release, approximate_release=None,
               summary_of=from_sums.objective_summary, warnings_of=from_sums.objective_warnings),
+    Mechanism("mean", "the private mean", "the private mean: the intercept-only model at the re-weighted mean label, "
+                                          "Laplace noise, or Gaussian with --delta; no --lam; needs --intercept",
+              "either", exact=True, takes_bound=False, takes_steps=False, sums_rules=(),
+              compare_rows=("private_mean", "private_mean_delta"), pure_release=from_sums.mean_release,
+              approximate_release=from_sums.mean_release, summary_of=from_sums.mean_summary,
+              warnings_of=from_sums.delta_warnings, takes_lam=False, needs_intercept=True),
+    Mechanism("auto", "the automatic choice",
+              f"chosen from public facts only: ssp at its public ridge when sum(eps) / d^2 is at least "
+              f"{automatic.THRESHOLD:g} ({automatic.THRESHOLD_DELTA:g} with --delta), else the private mean (the "
+              f"book's chapter 'Which mechanism, which lambda'); no --lam; needs --intercept", "either", exact=True,
+              takes_bound=False, takes_steps=False, sums_rules=(), compare_rows=("auto", "auto_delta"),
+              pure_release=from_sums.auto_release, approximate_release=from_sums.auto_release,
+              summary_of=_auto_summary, warnings_of=_auto_warnings, takes_lam=False,
+              needs_intercept=True),
 )}
 """Every mechanism, by name, in the order the front ends list them."""
 
 MECHANISMS = tuple(REGISTRY)
-"""The mechanisms' names: ``("output", "ssp", "gd", "objective")``."""
+"""The mechanisms' names: ``("output", "ssp", "gd", "objective", "mean", "auto")``."""
 
 
 def help_text() -> str:
@@ -155,15 +186,36 @@ def get(name, flags: bool = False) -> Mechanism:
     return REGISTRY[name]
 
 
+def check_lam_and_intercept(name, *, lam, intercept: bool = False, flags: bool = False) -> Mechanism:
+    """Refuse, in one line, ``lam`` given to a mechanism that takes none or missing where one is needed, and a
+    mechanism that needs an intercept without one; returns the entry.  Part of :func:`check_combination`, and the
+    estimator's check of the same (its ``lam`` also takes the rules of output perturbation)."""
+    m = get(name, flags)
+    say = _Spelling(flags)
+    if lam is None and m.takes_lam:
+        raise ValueError(f"{say.mechanism([name])} needs {say('lam')}: a number > 0"
+                         + (f", or {' or '.join(map(repr, m.sums_rules))} with {say('delta')}" if m.sums_rules else ""))
+    if lam is not None and not m.takes_lam:
+        raise ValueError(f"{say('lam')} does not apply to {say.mechanism([name])}: {m.noun} "
+                         f"{'chooses its own' if m.name == 'auto' else 'solves no ridge'}; leave {say('lam')} out")
+    if m.needs_intercept and not intercept:
+        needing = [n for n, e in REGISTRY.items() if e.needs_intercept]
+        raise ValueError(f"{say.mechanism([name])} needs {say('intercept') if flags else 'fit_intercept=True'}: "
+                         f"{'its fallback, the private mean, is' if m.name == 'auto' else 'the private mean is'} the "
+                         f"intercept-only model ({say.mechanism(needing)} only)")
+    return m
+
+
 def check_combination(name, *, delta=None, steps=None, sampler: str = "exact", lam=1.0, bound=None,
-                      flags: bool = False) -> Mechanism:
+                      intercept: bool = False, flags: bool = False) -> Mechanism:
     """Refuse, in one line, a combination of parameters the mechanism ``name`` does not take; returns its entry.
 
-    Checked once here for every front end: ``delta`` against the guarantee, ``steps``, the bound on the solution
-    (``bound``, ``None`` when not given), the sampler, and ``lam`` given as a rule.  ``flags=True`` spells the
-    parameters as the command line's options.
+    Checked once here for every front end: ``lam`` given or not (``None``) and the intercept
+    (:func:`check_lam_and_intercept`), the bound on the solution (``bound``, ``None`` when not given), ``delta``
+    against the guarantee, the sampler, ``steps``, and ``lam`` given as a rule.  ``flags=True`` spells the parameters
+    as the command line's options.
     """
-    m = get(name, flags)
+    m = check_lam_and_intercept(name, lam=lam, intercept=intercept, flags=flags)
     say = _Spelling(flags)
     takes = [n for n, e in REGISTRY.items() if e.takes_bound]
     if bound is not None and not m.takes_bound:
@@ -196,7 +248,7 @@ def check_combination(name, *, delta=None, steps=None, sampler: str = "exact", l
 
 
 def fit_sums(sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: str = "output", delta=None,
-             steps=None) -> Release:
+             steps=None, intercept: bool = False) -> Release:
     """The release of ``mechanism`` from the streamed sums: a :class:`pdp_lib.mechanisms.release.Release`; the noise
     is drawn once, here.
 
@@ -211,21 +263,28 @@ def fit_sums(sums, lam, B=None, rng=None, *, sampler: str = "exact", mechanism: 
     ``mechanism="ssp"``: sufficient-statistics perturbation from the same sums, solved at ``lam``; with ``delta``
     (the sums weighted by ``mu*(eps_i, delta)``), Gaussian SSP at ``lam``, at the public ridge (``lam="public"``) or
     AdaSSP (``lam="auto"``).  ``"gd"``: noisy gradient descent (``delta`` required, ``steps`` optional).
-    ``"objective"``: objective perturbation, ``sampler="float"`` only.
+    ``"objective"``: objective perturbation, ``sampler="float"`` only.  ``"mean"``: the private mean (``lam=None``;
+    ``intercept=True``: the sums' last coordinate is the intercept's).  ``"auto"``: the release
+    :func:`pdp_lib.mechanisms.automatic.choose` picks from public facts (``lam=None``, ``intercept=True``).
     """
     from .lattice import check_sampler
 
     sampler = check_sampler(sampler)
-    m = check_combination(mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=B)
+    m = check_combination(mechanism, delta=delta, steps=steps, sampler=sampler, lam=lam, bound=B, intercept=intercept)
     release = m.pure_release if delta is None else m.approximate_release
-    return release(sums, lam, rng, sampler=sampler, delta=delta, steps=steps, B=B)
+    return release(sums, lam, rng, sampler=sampler, delta=delta, steps=steps, B=B, intercept=intercept)
+
+
+def _speaker(release: Release) -> Mechanism:
+    """The entry that speaks of ``release``: ``"auto"``'s when the automatic choice made it, else its mechanism's."""
+    return REGISTRY["auto" if "choice" in release.facts else release.mechanism]
 
 
 def fit_message(release: Release) -> str:
     """The rest of the command line's sentence "fitted on n rows..." for ``release``."""
-    return REGISTRY[release.mechanism].summary_of(release)
+    return _speaker(release).summary_of(release)
 
 
 def fit_warnings(release: Release) -> list:
     """The command line's warnings on ``release`` (public facts only), each one line."""
-    return REGISTRY[release.mechanism].warnings_of(release)
+    return _speaker(release).warnings_of(release)

@@ -30,13 +30,13 @@ class Release:
         The registry's name of the mechanism (:data:`pdp_lib.mechanisms.registry.MECHANISMS`).
     theorem : str
         The result that proves the guarantee: ``"3.1"`` or ``"3.2 with B*"`` (PDP-OP), ``"ssp"``,
-        ``"ssp-gaussian"``, ``"adassp"``, ``"gd"`` or ``"objective"`` (the book's chapter *Beyond output
-        perturbation*); :data:`pdp_lib.io.model_file.THEOREM_TEXTS` cites each.
+        ``"ssp-gaussian"``, ``"adassp"``, ``"gd"``, ``"objective"``, ``"mean"`` or ``"mean-gaussian"`` (the
+        book's chapter *Beyond output perturbation*); :data:`pdp_lib.io.model_file.THEOREM_TEXTS` cites each.
     guarantee : str
         ``"pure"`` (every row ``epsilon_i``-DP) or ``"approximate"`` (every row ``(epsilon_i, delta)``-DP).
-    lam : float
+    lam : float or None
         The ridge the estimate was solved at: the given ``lambda``, or the one a rule chose (AdaSSP's, the
-        public rule's).
+        public rule's); ``None`` for the private mean, which solves no ridge.
     fields : dict
         The calibration as the model file writes it: ``B``, ``eta`` and, by mechanism, ``objective_ridge``,
         ``delta``, ``noise`` and ``ridge``.
@@ -48,14 +48,15 @@ class Release:
         Whether that energy is the exact expectation (output perturbation's) rather than a bound.
     facts : dict
         Public facts for the operator's messages that the model file does not hold (for example the released
-        Gram matrix's floor, or the real-valued mechanism's ``eta``).
+        Gram matrix's floor, or the real-valued mechanism's ``eta``); ``"choice"``, a
+        :class:`pdp_lib.mechanisms.automatic.Choice`, when ``mechanism="auto"`` chose the release.
     """
 
     theta: np.ndarray
     mechanism: str
     theorem: str
     guarantee: str
-    lam: float
+    lam: float | None
     fields: dict
     energy: Callable[[], float] | None = None
     exact_energy: bool = False

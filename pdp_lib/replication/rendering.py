@@ -69,6 +69,9 @@ METHOD_TITLES = {
     "adassp": "AdaSSP (δ, Monte Carlo)",
     "gd": "noisy GD (δ, Monte Carlo)",
     "private_mean_delta": "private mean (δ)",
+    # the release mechanism="auto" chooses (chapter "Which mechanism, which λ"): a row repeated, in tables only
+    "auto": "automatic choice (SSP or private mean)",
+    "auto_delta": "automatic choice (δ)",
 }
 SWEEP_TITLES = {
     "lam": "$\\lambda$",
@@ -399,6 +402,41 @@ def target_figure(target: str, table: pd.DataFrame):
     return fig
 
 
+_SWEEP_PLAIN = {
+    "lam": "the regularization parameter lambda",
+    "eps_c": "the privacy level of the conservatives",
+    "eps_m": "the privacy level of the mediums",
+    "f_c": "the fraction of conservatives",
+    "fraction": "the fraction of the training set used",
+}
+_DATASET_PLAIN = {"synthetic": "the paper's synthetic data", "medical_cost": "the Medical Cost data",
+                  "diabetes": "the diabetes data"}
+
+
+def _plain_list(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _figure_alt(spec) -> str:
+    """The alt text of a target drawn by :func:`target_figure`: plain words (no math, no file name), from the spec."""
+    what = "standard deviation over runs" if spec.statistic == "std" else "mean over runs"
+    methods = list(dict.fromkeys(METHOD_TITLES[c.partition("_")[2]] for c in spec.columns))
+    scales = "both axes logarithmic" if spec.sweep == "lam" else "a logarithmic vertical axis"
+    marks = ["shaded 95% bands"]
+    if spec.kind == "table":
+        marks.append("crosses at the published values")
+    if spec.source_csv is not None:
+        marks.append("open circles at the authors' own outputs")
+    others = [m for m in methods if m != METHOD_TITLES["pdp_op"]]
+    see = (f"compare PDP-OP with {_plain_list(others)}" if len(others) < len(methods)
+           else "compare the methods")
+    return (f"Two stacked line charts of the {what} of the test loss against {_SWEEP_PLAIN[spec.sweep]} on "
+            f"{_DATASET_PLAIN[spec.dataset]}, unregularized loss on top and regularized loss below, {scales}. "
+            f"One line per method ({_plain_list(methods)}), with {_plain_list(marks)}, to {see} "
+            f"across the sweep.")
+
+
 def figure_block(target: str, *, replicates: int) -> str:
     """A numbered MyST figure pasting the glued plot ``<prefix>_plot``, captioned from the registry.
 
@@ -412,7 +450,9 @@ def figure_block(target: str, *, replicates: int) -> str:
     caption = (f"{_title(target)}{drawn}: {what} test loss, unregularized (top) and regularized (bottom). "
                f"{caption_text(target)}. Lines: the rebuilt values; shaded: their 95% bands over {replicates} draws; "
                f"{marks}open circles the authors' own outputs.")
-    return f"```{{glue:figure}} {prefix(target)}_plot\n:name: fig-{prefix(target)}\n:width: 100%\n\n{caption}\n```"
+    # the option block ends where the caption begins (no blank line), as MyST reads it
+    return (f"```{{glue:figure}} {prefix(target)}_plot\n:name: fig-{prefix(target)}\n:width: 100%\n"
+            f":alt: {_figure_alt(spec)}\n{caption}\n```")
 
 
 def glue_facts(facts: dict | None = None, /, *, prefix: str = "", **more) -> None:
@@ -542,12 +582,16 @@ def comparison_markdown(table: pd.DataFrame, own_ridge=()) -> str:
 
 
 def comparison_figure(table: pd.DataFrame, title: str = "", note: str = ""):
-    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log.
+    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log (the
+    rows of :data:`pdp_lib.io.comparison.CHOSEN`, which repeat another row, are left out).
 
     ``note``, when given, is printed under the axes (the command line's: units and privacy).
     """
     import matplotlib.pyplot as plt
 
+    from ..io.comparison import CHOSEN
+
+    table = table[~table["method"].isin(CHOSEN)]      # each repeats another row's loss: the table shows them
     with plt.rc_context(FIGURE_STYLE):
         fig, ax = plt.subplots(figsize=(_FIGURE_WIDTH, 4.2))
         for method, part in table.groupby("method", sort=False):
