@@ -7,7 +7,7 @@
 #               from the same stored outputs
 #   make notebooks  re-execute every chapter in place and store its outputs (after changing pdp_lib or a
 #               chapter; then make book renders them)
-# CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels), make book and make pdf.
+# CI (.ci/run) runs make test, make test-portable (nbval under other BLAS/SIMD kernels), make pdf and make book.
 # Each creates .venv from requirements.txt when it is missing or older than requirements.txt.
 
 PYTHON ?= python3
@@ -51,15 +51,15 @@ book: $(STAMP)
 
 # The whole book as one PDF, _build/latex/book.pdf: the chapters' stored outputs, Sphinx's LaTeX with
 # _ext/book_pdf.py, XeLaTeX through latexmk, offline. tools/install_tex.sh installs the Debian packages it
-# needs (or prints the apt-get command); tools/check_pdf.py checks the result, and the site, whose pages all
-# link the PDF, gets a copy when it has been built.
+# needs (or prints the apt-get command); tools/check_pdf.py checks the result. The next make book copies it into
+# the site and links it from every page's download menu (a site built without it links no PDF).
 pdf: $(STAMP)
 	bash tools/install_tex.sh
 	rm -f _build/latex/book.pdf
 	LATEXOPTS="-interaction=nonstopmode -halt-on-error" \
 		$(BIN)/jupyter-book build . --builder pdflatex --warningiserror --nitpick --keep-going
 	$(BIN)/python tools/check_pdf.py
-	@if [ -d _build/html ]; then cp _build/latex/book.pdf _build/html/book.pdf && echo "copied into _build/html"; fi
+	@echo "_build/latex/book.pdf built; make book copies it into the site and links it from every page"
 
 # The PDF's checks again, and its tables, figures and equations numbered as on the built site (make book, make pdf).
 check-pdf: $(STAMP)

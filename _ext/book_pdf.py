@@ -18,8 +18,9 @@ For the LaTeX builder only, on the one doctree the builder assembles from the wh
   part, and a part's chapters are numbered exactly when the part is ``numbered`` in the table of
   contents, so that "Table 8.2" or "Fig. 3.1" reads the same in the PDF as on the site.
 
-For the HTML builder: every page's download menu offers the whole book's PDF (``book.pdf`` at the
-root of the site), and when ``make pdf`` has built it (``_build/latex/book.pdf``) the site gets a copy.
+For the HTML builder: when ``make pdf`` has built the whole book's PDF (``_build/latex/book.pdf``), the site gets a
+copy (``book.pdf`` at its root) and every page's download menu offers it; without it no page links it, so no link is
+dead, and every page is written again when the PDF appears or goes.
 
 The LaTeX preamble (fonts for the symbols, the bibliography's heading) is ``bookpdf.sty`` beside
 this file, copied into the LaTeX build.
@@ -475,7 +476,10 @@ def pdf_source(app) -> Path:
 
 
 def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
-    """Offer the whole book's PDF in the page's download menu (sphinx-book-theme's header buttons)."""
+    """Offer the whole book's PDF in the page's download menu (sphinx-book-theme's header buttons), when ``make pdf``
+    has built it: the site never links a PDF it does not hold (:func:`copy_pdf` copies it in)."""
+    if not pdf_source(app).exists():
+        return
     for button in context.get("header_buttons", []):
         if button.get("label") == "download-buttons":
             button["buttons"].append({
@@ -488,6 +492,16 @@ def add_pdf_download(app, pagename, templatename, context, doctree) -> None:
             })
 
 
+def relink_when_the_pdf_changes(app, env, added, changed, removed) -> list:
+    """Every page again when the PDF has appeared or gone since the last build: each page's download menu links it
+    only when it exists (Sphinx would otherwise keep the pages it wrote before)."""
+    present = pdf_source(app).exists()
+    if getattr(env, "book_pdf_present", None) == present:
+        return []
+    env.book_pdf_present = present
+    return sorted(env.found_docs - set(added) - set(changed) - set(removed))
+
+
 def copy_pdf(app, exception) -> None:
     """Copy the built PDF into the site, when there is one."""
     if exception is not None or app.builder.format != "html":
@@ -497,7 +511,7 @@ def copy_pdf(app, exception) -> None:
         shutil.copyfile(source, Path(app.outdir) / app.config.book_pdf)
         logger.info("[book_pdf] copied %s into the site", source)
     else:
-        logger.info("[book_pdf] no %s yet: `make pdf` builds it and copies it into the site", source)
+        logger.info("[book_pdf] no %s yet, so no page links it: `make pdf`, then `make book`, adds it", source)
 
 
 def setup(app):
@@ -508,5 +522,6 @@ def setup(app):
     app.connect("builder-inited", copy_style)
     # after sphinx-book-theme has built the menu (priority 501)
     app.connect("html-page-context", add_pdf_download, priority=502)
+    app.connect("env-get-outdated", relink_when_the_pdf_changes)
     app.connect("build-finished", copy_pdf)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -249,3 +249,36 @@ def test_a_solution_is_unboxed_under_a_heading_that_links_its_exercise():
     parts = [child.astext() for child in heading.children]
     assert parts == ["Solution to", " ", r"\hyperref[exercise:ex-hand]{", "Exercise 1.1 (By hand)", "}"]
     assert block[2].astext() == "The levels sum to six."
+
+
+# --- the site's link to the PDF --------------------------------------------------------------------------------------
+
+class _App:
+    def __init__(self, root):
+        self.outdir = str(root / "html")
+        self.config = type("Config", (), {"book_pdf": "book.pdf"})()
+
+
+def _menu():
+    return {"header_buttons": [{"label": "download-buttons", "buttons": []}], "pathto": lambda name, _: f"../{name}"}
+
+
+def test_no_page_links_a_pdf_the_site_does_not_hold(tmp_path):
+    app = _App(tmp_path)
+    context = _menu()
+    book_pdf.add_pdf_download(app, "intro", "page.html", context, None)
+    assert context["header_buttons"][0]["buttons"] == []                  # no PDF built: no link
+    (tmp_path / "latex").mkdir()
+    (tmp_path / "latex" / "book.pdf").write_bytes(b"%PDF-1.5\n")
+    book_pdf.add_pdf_download(app, "intro", "page.html", context, None)
+    assert [b["url"] for b in context["header_buttons"][0]["buttons"]] == ["../book.pdf"]
+
+
+def test_every_page_is_written_again_when_the_pdf_appears_or_goes(tmp_path):
+    app = _App(tmp_path)
+    env = type("Env", (), {"found_docs": {"a", "b", "c"}})()
+    assert book_pdf.relink_when_the_pdf_changes(app, env, {"a"}, set(), set()) == ["b", "c"]   # first build
+    assert book_pdf.relink_when_the_pdf_changes(app, env, set(), set(), set()) == []           # nothing changed
+    (tmp_path / "latex").mkdir()
+    (tmp_path / "latex" / "book.pdf").write_bytes(b"%PDF-1.5\n")
+    assert book_pdf.relink_when_the_pdf_changes(app, env, set(), {"b"}, set()) == ["a", "c"]   # the PDF appeared
