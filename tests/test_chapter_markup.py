@@ -150,3 +150,13 @@ def test_the_introductions_chapter_map_lists_every_chapter_with_its_number():
     intro = (BOOK / "intro.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\d+) \| \{ref\}`(chap-[a-z-]+)` \|", intro, flags=re.M)
     assert [(int(n), label) for n, label in rows] == list(enumerate(labels, start=1))
+
+
+def test_every_chapters_imports_cell_is_collapsed():
+    # the first code cell of a chapter imports its tools: collapsed (hide-input), so the page opens on its subject
+    open_cells = []
+    for path in sorted(BOOK.glob("*.ipynb")):
+        first = next(c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+        if first.source.lstrip().startswith(("import", "from")) and "hide-input" not in first.metadata.get("tags", []):
+            open_cells.append(path.name)
+    assert not open_cells, f"imports cells not collapsed: {open_cells}"
