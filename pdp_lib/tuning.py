@@ -151,10 +151,14 @@ def data_free_bound(lam, epsilons, d, R, B=None, *, capped: bool = True) -> floa
     lam = check_positive(lam, "lam")
     d = check_dimension(d)
     R = _check_prior(R)
+    return _bound_value(lam, d, R, B, float(eps.sum()), float(np.sum(eps * eps)), capped)
+
+
+def _bound_value(lam, d, R, B, S, sum_sq, capped) -> float:
+    """:func:`data_free_bound` for checked arguments, ``S = sum(eps)`` and ``sum_sq = sum(eps**2)``."""
     C = noise_scale(lam, d, B)
-    S = float(eps.sum())
     bias = min(lam * R * R, 1.0) if capped else lam * R * R
-    return float(bias + C * C * (lam * float(np.sum(eps * eps)) + d * (d + 1)) / (S * S))
+    return float(bias + C * C * (lam * sum_sq + d * (d + 1)) / (S * S))
 
 
 def data_free_lambda(grid, epsilons, d, R, B=None, *, capped: bool = True) -> float:
@@ -165,7 +169,14 @@ def data_free_lambda(grid, epsilons, d, R, B=None, *, capped: bool = True) -> fl
     the book's chapter *Choosing λ*.
     """
     lams = check_grid(grid)
-    bounds = [data_free_bound(lam, epsilons, d, R, B, capped=capped) for lam in lams]
+    if not isinstance(capped, (bool, np.bool_)):
+        raise TypeError(f"capped must be True or False, got {capped!r}")
+    B = check_bound_choice(B)
+    eps = check_epsilons(epsilons)
+    d = check_dimension(d)
+    R = _check_prior(R)
+    S, sum_sq = float(eps.sum()), float(np.sum(eps * eps))   # read once: the bound's levels enter as these
+    bounds = [_bound_value(check_positive(lam, "lam"), d, R, B, S, sum_sq, capped) for lam in lams]
     return float(lams[int(np.argmin(bounds))])
 
 
@@ -192,17 +203,28 @@ def public_parts(epsilons, k: int, validation_fraction=None) -> tuple:
         raise ValueError(f"k = {k!r} is outside the allowed range [1, {n - 1}]: every part needs a point, "
                          f"and the validation part one more")
     order = np.argsort(eps, kind="stable")
-    if validation_fraction is None:
-        parts = [np.sort(order[p::k + 1]) for p in range(int(k) + 1)]
-        return parts[:-1], parts[-1]
-    v = check_fraction(validation_fraction, "validation_fraction", closed_low=False, closed_high=False)
+    if validation_fraction is not None:
+        validation_fraction = check_fraction(validation_fraction, "validation_fraction", closed_low=False,
+                                             closed_high=False)
+    return _deal(order, int(k), validation_fraction)
+
+
+def _deal(order, k: int, v, validation: bool = True):
+    """:func:`public_parts` from the points' order by level, for a checked ``k`` and ``v`` (None or a float).
+
+    ``validation=False``: the validation part is not formed (None in its place).
+    """
+    n = order.size
+    if v is None:
+        parts = [np.sort(order[p::k + 1]) for p in range(k + (1 if validation else 0))]
+        return (parts[:-1], parts[-1]) if validation else (parts, None)
     t = np.arange(n)
     to_val = np.floor((t + 1) * v) > np.floor(t * v)
     if not 1 <= to_val.sum() <= n - k:
         raise ValueError(f"validation_fraction = {v!r} leaves {int(to_val.sum())} of {n} points for validation: "
                          f"it must leave at least one, and one for each of the {k} candidates")
     rest = order[~to_val]
-    return [np.sort(rest[p::k]) for p in range(int(k))], np.sort(order[to_val])
+    return [np.sort(rest[p::k]) for p in range(k)], (np.sort(order[to_val]) if validation else None)
 
 
 
@@ -356,8 +378,9 @@ def _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B) -> 
     """The ``alpha = 1`` candidates of :func:`tuning_plan`: pruned at the sums of their own parts."""
     noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams])
     best = np.sort(lams)[-1:]
+    order = np.argsort(eps, kind="stable")    # public_parts's order, for every k
     for k in range(1, k_max + 1):
-        parts, _ = public_parts(eps, k, validation_fraction)
+        parts, _ = _deal(order, k, validation_fraction, validation=False)
         smallest = min(float(eps[idx].sum()) for idx in parts)
         kept = np.sort(lams[noise / smallest**2 <= 1.0])
         if kept.size >= k:

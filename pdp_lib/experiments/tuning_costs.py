@@ -87,11 +87,27 @@ class RuleLosses:
 
 
 def _exact_losses(X, y, budgets, lams, loss, B):
+    """PDP-OP's exact expected test loss at each of ``lams`` (full budgets ``budgets``, all the points).
+
+    The weighted ridge's Gram matrix ``X^T W X`` and ``X^T W y`` are formed once and shared by every
+    ``lambda`` whose calibration has the same weights (the weights ``eps_i / S`` do not depend on
+    ``lambda``): each ``lambda`` then adds itself to the diagonal and is solved as in
+    :func:`pdp_lib.mechanisms.output_perturbation._weighted_ridge`, with the same numbers.
+    """
     d = X.shape[1]
     out = np.empty(len(lams))
+    weights = gram = None
     for j, lam in enumerate(lams):
         cal = calibrate(budgets, lam, d, B)
-        theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+        w = np.asarray(cal.weights)
+        if weights is None or not np.array_equal(w, weights):
+            weights = w
+            Xw = X * w[:, None]
+            gram, b = Xw.T @ X, Xw.T @ y
+        A = gram.copy()
+        A[np.diag_indices(d)] += lam
+        c = np.linalg.cholesky(A)
+        theta_bar = np.linalg.solve(c.T, np.linalg.solve(c, b))
         out[j] = float(loss.moments(theta_bar, cal.eta).mean)
     return out
 
@@ -99,26 +115,68 @@ def _exact_losses(X, y, budgets, lams, loss, B):
 _BLOCK = 2**24
 """Validation losses held at once by :func:`_private_loss` (draws x candidates x points), about 128 MB."""
 
+_CHUNK = 2**17
+"""Validation losses computed at once inside a block (about 1 MB): the block's draws are scored in
+chunks that stay in the processor's cache."""
 
-def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws):
+
+def _selection_chunks(models, X_val, y_val, eps_val, alpha):
+    """The selection probabilities of a block of candidates ``(size, K, d)``: shape ``(size, K)``.
+
+    :func:`pdp_lib.tuning.selection_probabilities` of :func:`pdp_lib.tuning.validation_losses`, a
+    chunk of draws at a time (every draw is scored on its own, so the numbers are those of the
+    whole block at once).
+    """
+    size, K = models.shape[:2]
+    step = max(1, _CHUNK // (K * X_val.shape[0]))
+    return np.concatenate([_tuning.selection_probabilities(
+        _tuning.validation_losses(models[s:s + step], X_val, y_val), eps_val, alpha)
+        for s in range(0, size, step)])
+
+
+def _loss_values(loss, models):
+    """``loss.value(models.reshape(-1, d))`` for a block of candidates ``(size, K, d)``: shape ``(size * K,)``.
+
+    The same arithmetic as :meth:`pdp_lib.moments.QuadraticLoss.value` (one product with the test
+    points for the whole block, then the mean squared residual of each model), without the
+    gradient it also computes, and with the residuals squared and averaged a chunk of models at a
+    time (a loss with a penalty: :meth:`~pdp_lib.moments.QuadraticLoss.value` itself).
+    """
+    th = models.reshape(-1, models.shape[-1])
+    if loss.penalty:
+        return loss.value(th)
+    resid = th @ loss.X.T
+    out = np.empty(th.shape[0])
+    step = max(1, _CHUNK // loss.n_test)
+    for s in range(0, th.shape[0], step):
+        r = resid[s:s + step]
+        r -= loss.y
+        out[s:s + step] = np.mean(r * r, axis=-1)
+    return out
+
+
+def _private_loss(X, y, eps, lams, setting, loss, B, gen, draws, plan=None):
     """Expected loss, its Monte Carlo error, the mean selection probabilities and the candidates.
 
     The noise draws are taken in blocks of at most ``_BLOCK // (K m)`` (``K`` candidates, ``m``
-    validation points), so that memory stays bounded at any ``n``.
+    validation points), so that memory stays bounded at any ``n``; inside a block the draws are
+    scored a cache-sized chunk at a time.  ``plan``: the setting's :func:`pdp_lib.tuning.tuning_plan`,
+    if already made (None: made here).
     """
     alpha, fraction = setting
-    plan = _tuning.tuning_plan(eps, lams, X.shape[1], alpha, fraction, B)
+    if plan is None:
+        plan = _tuning.tuning_plan(eps, lams, X.shape[1], alpha, fraction, B)
     val = plan.validation
+    X_val, y_val, eps_val = X[val], y[val], eps[val]
     block = max(1, _BLOCK // (plan.candidates.size * val.size))
     refit = None if alpha == 1.0 else _exact_losses(X, y, (1.0 - alpha) * eps, plan.candidates, loss, B)
     per_draw, p_sum = [], 0.0
     for start in range(0, draws, block):
         size = min(block, draws - start)
         models = _tuning.candidate_models(X, y, eps, plan.parts, plan.candidates, alpha, B, gen, size)
-        p = _tuning.selection_probabilities(_tuning.validation_losses(models, X[val], y[val]), eps[val],
-                                            alpha)
+        p = _selection_chunks(models, X_val, y_val, eps_val, alpha)
         if refit is None:
-            values = loss.value(models.reshape(-1, X.shape[1])).reshape(size, -1)
+            values = _loss_values(loss, models).reshape(size, -1)
             per_draw.append(np.sum(p * values, axis=1))
         else:
             per_draw.append(p @ refit)
@@ -144,10 +202,13 @@ def _selection_loss(X, y, eps, lams, loss, B, gen, runs, rho=0.5):
     return float(values.mean()), float(values.std(ddof=1) / np.sqrt(runs)), mean_lam, float(zero.mean())
 
 
-def _domain_radius(X, y, eps, lams, loss, B):
+def _domain_radius(X, y, eps, lams, loss, B, exact_at=None):
     """The data-free rule with ``R = 1/sqrt(d)``: the largest ball whose every model predicts in ``[-1, 1]``
-    on ``[0, 1]^d``, a prior the domain alone defends."""
+    on ``[0, 1]^d``, a prior the domain alone defends.  ``exact_at``: ``lambda ->`` its exact expected loss,
+    if known (None: :func:`_exact_losses`)."""
     lam = _tuning.data_free_lambda(lams, eps, X.shape[1], 1.0 / np.sqrt(X.shape[1]), B)
+    if exact_at is not None:
+        return lam, exact_at(lam)
     return lam, float(_exact_losses(X, y, eps, [lam], loss, B)[0])
 
 
@@ -193,18 +254,33 @@ def rule_losses(X, y, epsilons, X_test, y_test, grid, *, priors=(1.0,), fixed=(1
     loss = QuadraticLoss(X_test, y_test)
     exact = _exact_losses(X, y, eps, lams, loss, B)
     d = X.shape[1]
+    # a value of the grid: its loss is already in exact (the same computation); another: computed
+    at_grid = {float(lam): float(v) for lam, v in zip(lams, exact)}
+
+    def exact_at(lam):
+        lam = float(lam)
+        return at_grid[lam] if lam in at_grid else float(_exact_losses(X, y, eps, [lam], loss, B)[0])
+
     data_free = {}
     for R in priors:
         lam = _tuning.data_free_lambda(lams, eps, d, R, B)
-        data_free[float(R)] = (lam, float(_exact_losses(X, y, eps, [lam], loss, B)[0]))
-    fixed_losses = {float(lam): float(_exact_losses(X, y, eps, [lam], loss, B)[0]) for lam in fixed}
-    private = {setting: _private_loss(X, y, eps, lams, setting, loss, B, gen, draws) for setting in settings}
-    kept = _tuning.tuning_plan(eps, lams, d, *plan, B).candidates
+        data_free[float(R)] = (lam, exact_at(lam))
+    fixed_losses = {float(lam): exact_at(lam) for lam in fixed}
+    plans = {}
+
+    def plan_of(alpha, fraction):     # public, made once per setting
+        if (alpha, fraction) not in plans:
+            plans[alpha, fraction] = _tuning.tuning_plan(eps, lams, d, alpha, fraction, B)
+        return plans[alpha, fraction]
+
+    private = {setting: _private_loss(X, y, eps, lams, setting, loss, B, gen, draws, plan_of(*setting))
+               for setting in settings}
+    kept = plan_of(*plan).candidates
     at_kept = exact[[int(np.flatnonzero(lams == lam)[0]) for lam in kept]]   # kept: grid values
     public = {"smallest kept": (float(kept.min()), float(at_kept[np.argmin(kept)])),   # PUBLIC_RULES
               "uniform kept": (float(kept.mean()), float(at_kept.mean())),
               "zero": (float("nan"), float(loss.value(np.zeros(d)))),
-              "domain radius": _domain_radius(X, y, eps, lams, loss, B)}
+              "domain radius": _domain_radius(X, y, eps, lams, loss, B, exact_at)}
     runs = draws if selection_runs is None else check_count(selection_runs, "selection_runs", minimum=0)
     if runs == 1:
         raise ValueError("selection_runs = 1 is outside the allowed range: 0 (not measured) or at least 2")
