@@ -160,7 +160,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``w_i = epsilon_i / sum_j epsilon_j``; with ``delta``, the optimal weights of the chosen noise
         (``r_i / sum_j r_j``, ``mu*_i / sum_j mu*_j``).
     eta_ : float
-        The noise parameter used (``noise="l2"``); ``nan`` for the Gaussian noise.
+        The noise parameter used (``noise="l2"``; for the private mean, one over its Laplace scale); ``nan`` for the
+        Gaussian noise.
     sigma_ : float
         The Gaussian noise's standard deviation (``noise="gaussian"``); ``nan`` for the ℓ2 noise.
     n_features_in_ : int
@@ -269,7 +270,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if not isinstance(self._lam, str) and (self.lam_grid is not None or self.tuning_share != 1.0
                                               or self.validation_fraction != 0.5):
             raise ValueError("lam_grid, tuning_share and validation_fraction apply to lam='auto' or 'pruned' "
-                             f"only; with lam = {self._lam!r} they would be ignored")
+                             f"only (rules for lambda, not mechanism='auto'); with lam = {self._lam!r} and "
+                             f"mechanism = {self.mechanism!r} they would be ignored")
         if isinstance(self._lam, str) and self._lam == "pruned" and self.tuning_share != 1.0:
             raise ValueError(f"tuning_share = {self.tuning_share!r} applies to lam='auto' only: lam='pruned' "
                              f"spends nothing on the choice")
@@ -439,7 +441,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         """``mechanism="mean"``: the private mean (:func:`pdp_lib.mechanisms.private_mean.private_mean`), the
         intercept-only model: ``coef_`` 0, ``intercept_`` the released mean."""
         from .gaussian_curves import tolerated_gaussian_mus
-        from .mechanisms.private_mean import private_mean
+        from .mechanisms.private_mean import mean_calibration, private_mean
 
         self._check_gaussian_delta("mean")
         X, y, eps, _ = check_problem(X, y, epsilons)
@@ -448,7 +450,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.coef_[-1] = value                          # the intercept's coordinate (fit_intercept=True)
         weights = eps if self.delta is None else tolerated_gaussian_mus(eps, self.delta)
         self.weights_ = weights / weights.sum()
-        self.eta_, self.sigma_ = float("nan"), float("nan")
+        scale = mean_calibration(weights, exact=sampler == "exact").scale    # Laplace scale, or sigma
+        self.eta_, self.sigma_ = (1.0 / scale, float("nan")) if self.delta is None else (float("nan"), scale)
         self.lam_ = None
         self.tuning_ = None
         return self

@@ -188,3 +188,64 @@ def test_compare_reports_the_release_auto_chooses(tmp_path, level):
     choice_d = automatic.choose(sums.eps_total, float(sums.levels[0]), sums.d, 1e-6)
     row = "ssp_gaussian" if choice_d.mechanism == "ssp" else "private_mean_delta"
     assert table.loc[(lams[0], "auto_delta"), "loss"] == table.loc[(lams[0], row), "loss"]
+
+
+def test_the_streamed_calibration_charges_the_proposition_s_whole_spread():
+    # prop-mean-privacy: the spread is 2/S_lo + (2 alpha + gamma)/w_min, alpha the sums' rounding bound in one
+    # dimension: the scale is that spread rounded up to a double, rounding charge included
+    from pdp_lib.mechanisms.lattice import double_above
+
+    for total, smallest, n in ((1e4, 1e-4, 10**6), (3.5, 0.5, 7), (2e6, 1.0, 2 * 10**6)):
+        cal = sums_mean_calibration(total, smallest, rounds_bound(n))
+        s_lo = Fraction(total) * (1 - Fraction(1, 2**52))
+        alpha = sums_rounding_bound(rounds_bound(n), 1, Fraction(smallest))
+        gamma = Fraction(1, 2**cal.step_exponent)
+        spread = 2 / s_lo + (2 * alpha + gamma) / Fraction(smallest)
+        assert cal.scale == double_above(spread) and cal.rate == gamma / spread
+        assert cal.scale > double_above(2 / s_lo + gamma / Fraction(smallest))    # the charge is visible here
+
+
+def test_under_delta_the_mean_is_calibrated_to_the_mu_star_weights_not_the_levels():
+    from pdp_lib.gaussian_curves import tolerated_gaussian_mus
+
+    rng = np.random.default_rng(8)
+    n, delta = 3_000, 1e-6
+    X = np.c_[rng.uniform(0, 1, (n, 1)), np.ones(n)]
+    y, eps = rng.uniform(-1, 1, n), rng.choice([0.5, 1.0, 2.0], n)
+    sums = _sums(X, y, eps, 4, delta=delta)
+    mu_total = math.fsum(tolerated_gaussian_mus(eps, delta))
+    for sampler in ("exact", "float"):
+        release = registry.fit_sums(sums, None, rng=1, mechanism="mean", intercept=True, delta=delta,
+                                    sampler=sampler)
+        assert release.fields["noise"]["scale"] == pytest.approx(2 / mu_total, rel=1e-5)
+        assert release.fields["noise"]["scale"] >= 2 / mu_total * (1 - 1e-15)
+
+
+@pytest.mark.parametrize("level, chose", [(0.5, "ssp"), (math.nextafter(0.5, 0.0), "mean")])
+def test_fit_switches_at_the_threshold_on_the_whole_table(tmp_path, level, chose):
+    # 400 rows, one feature and the intercept: S / d^2 = 400 level / 4, exactly 50 at level 0.5
+    path, _ = _table(tmp_path, 400, level)
+    out = tmp_path / "m.json"
+    assert cli.main(["fit", str(path), "--label", "y", "--epsilon", "eps", "--mechanism", "auto", "--intercept",
+                     "--seed", "1", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["mechanism"] == chose
+
+
+def test_compare_reports_auto_only_with_the_intercept_it_needs(tmp_path):
+    path, _ = _table(tmp_path, 500, 1.0)
+    bounds = Bounds(features=("a",), lower=np.zeros(1), upper=np.ones(1), label_lower=-1.0, label_upper=1.0,
+                    source="the domain", intercept=False)
+    sums = comparison.compare_sums(path, bounds, "y", "eps", masks=2)
+    methods = set(comparison.expected_losses(sums, [1.0], draws=4)["method"])
+    assert "private_mean" in methods and not methods & set(comparison.CHOSEN)
+
+
+def test_the_model_file_states_the_mean_s_own_noise_and_no_lambda(tmp_path):
+    path, _ = _table(tmp_path, 300, 1.0)
+    out = tmp_path / "m.json"
+    assert cli.main(["fit", str(path), "--label", "y", "--epsilon", "eps", "--mechanism", "mean", "--intercept",
+                     "--seed", "1", "--out", str(out)]) == 0
+    privacy = json.loads(out.read_text())["privacy"]
+    assert privacy["sampler"].startswith("exact: the weighted label sum") and "Laplace" in privacy["sampler"]
+    assert "no system is solved" in privacy["floating_point"] and "lambda" not in privacy["public"]
+    assert "Proposition 'The private mean'" in privacy["theorem"]

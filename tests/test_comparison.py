@@ -88,7 +88,9 @@ def test_every_expected_loss_is_the_in_memory_mechanisms(tmp_path):
         expected["non_private"] = np.mean((Xte @ non_private_ridge(Xtr, ytr, lam) - yte) ** 2)
         for method, value in expected.items():
             assert table.loc[(lam, method), "loss"] == pytest.approx(float(value), rel=1e-9), method
-    assert set(table.index.get_level_values("method")) == set(comparison.METHODS) - set(comparison.DELTA_METHODS)
+    # no intercept here: mechanism="auto" needs one, so its rows are left out
+    assert set(table.index.get_level_values("method")) == (set(comparison.METHODS) - set(comparison.DELTA_METHODS)
+                                                           - set(comparison.CHOSEN))
 
 
 def test_bad_levels_are_refused_in_the_first_pass(tmp_path):
@@ -135,7 +137,7 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert status == 0 and "training and" in printed and comparison.NOTE in printed
     table = pd.read_csv(out / "comparison.csv")
     assert list(table.columns) == ["lam", "method", "loss", "se", "units"]
-    assert len(table) == 3 * (len(comparison.METHODS) - len(comparison.DELTA_METHODS))
+    assert len(table) == 3 * len(set(comparison.METHODS) - set(comparison.DELTA_METHODS) - set(comparison.CHOSEN))
     assert set(table["units"]) == {"squared scaled label ([-1, 1]); not private: reads the test rows"}
     markdown = (out / "comparison.md").read_text()
     assert markdown.startswith("| mechanism | λ = 0.1 | λ = 1 | λ = 10 |") and markdown.strip().endswith(comparison.NOTE)
@@ -147,7 +149,7 @@ def test_the_command_line_writes_the_three_files(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "1",
                      "--masks", "2", "--draws", "20", "--delta", "1e-5", "--out", str(out)]) == 0
     capsys.readouterr()
-    assert set(pd.read_csv(out / "comparison.csv")["method"]) == set(comparison.METHODS)
+    assert set(pd.read_csv(out / "comparison.csv")["method"]) == set(comparison.METHODS) - set(comparison.CHOSEN)
     assert cli.main(["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--delta", "1",
                      "--out", str(tmp_path / "never")]) == 2
     assert "--delta" in capsys.readouterr().err and not (tmp_path / "never").exists()
@@ -266,7 +268,7 @@ def test_under_delta_the_gaussian_mechanisms_are_their_releases_and_the_private_
     plain = comparison.expected_losses(comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=4,
                                                                masks=2), [0.5], draws=2)
     assert not set(plain["method"]) & set(comparison.DELTA_METHODS)
-    assert set(table.index.get_level_values("method")) == set(comparison.METHODS)
+    assert set(table.index.get_level_values("method")) == set(comparison.METHODS) - set(comparison.CHOSEN)
 
 
 def test_rows_that_choose_their_own_ridge_show_one_value():

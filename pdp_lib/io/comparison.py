@@ -63,10 +63,11 @@ Gaussian SSP at the public ridge, and ``adassp``, AdaSSP at its private ridge (:
 both choose their own ridge, so their loss is the same at every ``lambda``), ``gd``, noisy gradient descent with its
 default settings at each ``lambda`` (:mod:`pdp_lib.mechanisms.noisy_gd`), Monte Carlo means; and
 ``private_mean_delta``, the private mean with Gaussian noise of standard deviation ``2 / sum(mu*)``, exact.
-``auto`` and ``auto_delta``: what ``fit --mechanism auto --intercept`` releases without and with ``delta``
-(:func:`pdp_lib.mechanisms.automatic.choose`, from public facts only): the row of the release it chooses, SSP at its
-public ridge (from the same draws as the ``ssp`` row) or Gaussian SSP at the public ridge, else the private mean; the
-same loss at every ``lambda``."""
+``auto`` and ``auto_delta`` (with ``--intercept`` only): what ``fit --mechanism auto --intercept`` releases without
+and with ``delta`` when it is fitted on the training rows, as every row here is (its choice reads the training rows'
+levels, so near its threshold it can differ from a fit on the whole table): the row of the release
+:func:`pdp_lib.mechanisms.automatic.choose` picks, SSP at its public ridge (from the same draws as the ``ssp`` row)
+or Gaussian SSP at the public ridge, else the private mean; the same loss at every ``lambda``."""
 
 BASELINES = ("non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean", "non_private", "mean",
              "midpoint")
@@ -243,6 +244,7 @@ class CompareSums:
     delta: float | None = None
     gaussian: _Part | None = None      # the training rows weighted by mu*(eps_i, delta), with delta
     mu_total: float = 0.0
+    intercept: bool = False            # the bounds' intercept: its feature 1 is the last coordinate
     mu_min: float = 0.0
 
 
@@ -287,7 +289,8 @@ def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fract
     ts = {"max": float(levels[-1]), "mean": float(levels @ n_levels / n_levels.sum())}
     sums = CompareSums(d=d, levels=levels, counts=n_levels, threshold=_threshold(levels, n_levels), jorgensen_t=ts,
                        weighted=_Part.zeros(d), plain=_Part.zeros(d), kept=_Part.zeros(d),
-                       masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d))
+                       masks={k: [_Part.zeros(d) for _ in range(masks)] for k in ts}, test=_Part.zeros(d),
+                       intercept=bool(bounds.intercept))
     mus = None
     if delta is not None:
         from ..gaussian_curves import tolerated_gaussian_mus
@@ -404,10 +407,13 @@ def _ssp_losses(sums: CompareSums, lams: list, draws: int, gen) -> dict:
 
 
 def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int) -> list:
-    """The rows of :data:`CHOSEN`: the loss of the release :func:`pdp_lib.mechanisms.automatic.choose` picks, from
-    the rows already computed (SSP at a ``lambda`` off ``lams`` from the same draws as the ``ssp`` row)."""
+    """The rows of :data:`CHOSEN`: the loss of the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the
+    training rows' levels, from the rows already computed (SSP at a ``lambda`` off ``lams`` from the same draws as
+    the ``ssp`` row); none without the intercept, which ``mechanism="auto"`` needs."""
     from ..mechanisms.automatic import choose
 
+    if not sums.intercept:
+        return []
     loss = {(lam, method): (value, se) for lam, method, value, se in rows}
     choice = choose(sums.eps_total, float(sums.levels[0]), sums.d)
     if choice.mechanism == "mean":

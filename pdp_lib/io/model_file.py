@@ -99,8 +99,32 @@ OBJECTIVE_FLOATING_POINT_TEXT = (
     "minimized in floating point, and both can leak beyond epsilon_i (Mironov, CCS 2012, for the noise); objective "
     "perturbation has no release exact in floating point, so it was chosen explicitly with --sampler float")
 
+MEAN_TEXTS = {
+    "exact": ("exact: the weighted label sum and the weights' sum taken from the floating-point sums, their ratio "
+              "computed exactly and rounded to the grid of step 2**-g, plus round(U / 2**-g) steps with U a "
+              "continuous {law} draw, from uniform bits as lazily refined reals; the rounding of the sums and the "
+              "grid are charged to the smallest weight (the book's proposition 'The private mean')"),
+    "float": "floating-point {law} noise (NumPy's generator) added to the weighted mean label",
+}
+"""What the model file says of the private mean's noise (``theorem`` ``"mean"`` or ``"mean-gaussian"``)."""
+
+MEAN_FLOATING_POINT_TEXT = {
+    "exact": ("covered: the proof bounds every rounding of the sums for any summation order, computes the weighted "
+              "mean's centre exactly from them, and adds the grid's rounding to the sensitivity; the noise is exact on "
+              "the grid, and the double written is a function of the grid point; no system is solved (the "
+              "intercept-only model); not covered: the running time"),
+    "float": ("the guarantee is proved for exact arithmetic; the noise here is drawn and added in floating point, "
+              "which can leak beyond the guarantee (Mironov, CCS 2012); chosen explicitly with --sampler float"),
+}
+
+MEAN_PUBLIC = PUBLIC.replace("lambda and the calibration's", "the calibration's")
+"""What the private mean treats as public: the registry's list, without ``lambda`` (it solves no ridge)."""
+
+
 def _sampler_text(sampler: str, theorem: str, guarantee: str, d: int) -> str:
     """What the model file says of the noise: the sampler, and for the exact one its law."""
+    if theorem in ("mean", "mean-gaussian"):
+        return MEAN_TEXTS[sampler].format(law="Gaussian" if theorem == "mean-gaussian" else "Laplace")
     if guarantee == "approximate":                     # every such release has Gaussian noise
         if sampler == "float":
             return "floating-point Gaussian noise (NumPy's generator) on each released statistic"
@@ -138,9 +162,10 @@ def privacy_statement(sums: Sums, bounds: Bounds, release: Release, sampler: str
                      "neighbouring tables and any set of models, the probability of the set changes by a factor "
                      "of at most exp(epsilon_i) when row i is the row that differs",
         "neighbouring_relation": NEIGHBOURS,
-        "public": PUBLIC,
+        "public": MEAN_PUBLIC if release.lam is None else PUBLIC,
         "theorem": f"{THEOREM_TEXTS.get(theorem, 'Theorem ' + theorem)}; {PAPER}",
         "floating_point": (OBJECTIVE_FLOATING_POINT_TEXT if theorem == "objective" else
+                           MEAN_FLOATING_POINT_TEXT[sampler] if theorem in ("mean", "mean-gaussian") else
                            (GAUSSIAN_FLOATING_POINT_TEXT if gaussian else FLOATING_POINT_TEXT)[sampler]),
         "sampler": _sampler_text(sampler, theorem, release.guarantee, sums.moment.size),
         "levels": sums.level_summary(),
