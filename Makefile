@@ -102,7 +102,9 @@ notebooks: $(STAMP)
 # (Debian's chromium package) into _build/screenshots; every table of the table chapters inside the text
 # column at 1280 px; screenshots of one rebuilt table and two rebuilt figures; on every page of the site
 # at 1280 px (--layout): no table wider than the column, no code box that scrolls, every figure numbered,
-# captioned and drawn at 85 dpi or more; numbers by chapter; the chapter's .ipynb and the book's PDF fetched
+# captioned and drawn at 85 dpi or more; at 1280 and 390 px (a phone): no display equation cut or past the
+# text column (none scrolling at 1280 px, at most 5 scrolling inside their own box at 390 px), no table cut
+# or past the column, no table caption that scrolls away with its table; numbers by chapter; the chapter's .ipynb and the book's PDF fetched
 # through a page's download menu (--downloads: run make pdf first).
 check-site:
 	$(BIN)/python tools/check_site.py --search sensitivity --layout --screenshots _build/screenshots \

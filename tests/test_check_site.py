@@ -117,3 +117,139 @@ def test_a_site_without_any_figure_fails_the_alt_text_check(tmp_path):
                                                 encoding="utf-8")
     assert check_site.figure_and_link_counts(root)[0] == 0
     assert check_site.main(["--html", str(root)]) == 1
+
+
+# The layout verdicts (tools/check_site.py --layout) on fake layout reports, as the layout script writes them
+# from Chromium: a text column from 16 to 374 px (a phone, 390 px wide).
+
+COLUMN = (16.0, 374.0)
+
+
+def box(left, right, overflow="hidden", own=False, what="div.math", top=0.0, bottom=100.0):
+    return {"what": what, "overflow_x": overflow, "overflow_y": overflow, "left": left, "right": right,
+            "top": top, "bottom": bottom, "own": own}
+
+
+def display(left, right, *boxes, top=10.0, bottom=50.0, name="(2.1) in #equation-eq-x: A=..."):
+    return {"name": name, "left": left, "right": right, "top": top, "bottom": bottom, "boxes": list(boxes)}
+
+
+OWN = box(16, 374, "auto", own=True, what="mjx-container.MathJax")
+WRAPPER = box(16, 374, "hidden", own=True)
+
+
+def report(displays=(), tables=(), captions=()):
+    return {"text_column": list(COLUMN), "display_geometry": list(displays), "table_geometry": list(tables),
+            "captions": list(captions), "wide": [], "code": [], "math": [], "math_sources": 1, "displays": 1,
+            "images": [], "tables": len(tables)}
+
+
+def test_a_display_that_fits_its_column_is_fine():
+    assert check_site.overflow_state(display(20, 300, OWN, WRAPPER), COLUMN)["state"] == "fits"
+    counts, problems, scrolling = check_site.display_table_caption_problems(report([display(20, 300, OWN, WRAPPER)]))
+    assert (problems, scrolling) == ([], []) and counts["displays scrolling in their box"] == 0
+
+
+def test_a_display_wider_than_its_scrolling_box_scrolls_and_is_counted_not_failed():
+    d = display(16, 600, OWN, WRAPPER)
+    st = check_site.overflow_state(d, COLUMN)
+    assert st["state"] == "scrolls" and st["own"] and st["box"] == "mjx-container.MathJax"
+    counts, problems, scrolling = check_site.display_table_caption_problems(report([d]))
+    assert problems == [] and len(scrolling) == 1 and scrolling[0].startswith("display equation (2.1)")
+    assert counts["displays scrolling in their box"] == 1
+
+
+@pytest.mark.parametrize("d", [
+    display(16, 600, box(16, 374, "visible", own=True, what="mjx-container.MathJax"), WRAPPER),  # cut by div.math
+    display(16, 600, box(16, 600, "auto", own=True, what="mjx-container.MathJax"), WRAPPER),   # its box is cut
+    display(-15, 300, OWN, WRAPPER),                           # a line left of its scrolling box: out of reach
+    display(16, 300, OWN, WRAPPER, top=-30, bottom=50),        # taller than its box, which hides the overflow
+])
+def test_a_cut_display_fails(d):
+    d["boxes"] = [b for b in d["boxes"] if b["overflow_x"] != "visible"]
+    assert check_site.overflow_state(d, COLUMN)["state"] == "clipped"
+    counts, problems, scrolling = check_site.display_table_caption_problems(report([d]))
+    assert len(problems) == 1 and problems[0].startswith("display equation (2.1) in #equation-eq-x: A=...: clipped")
+    assert scrolling == []
+
+
+def test_a_display_past_the_text_column_fails():
+    for d in (display(16, 500),                                          # nothing cuts it: it runs past
+              display(16, 500, box(16, 500, "auto", own=True, what="mjx-container.MathJax"))):  # its box does
+        st = check_site.overflow_state(d, COLUMN)
+        assert st["state"] == "past the column" and "126 px past the text column" in st["why"]
+        problems = check_site.display_table_caption_problems(report([d]))[1]
+        assert len(problems) == 1 and "past the column" in problems[0]
+
+
+def test_a_display_that_scrolls_with_another_box_than_its_own_fails():
+    d = display(16, 600, box(16, 374, "auto", what="div.output"))
+    problems = check_site.display_table_caption_problems(report([d]))[1]
+    assert len(problems) == 1 and "scrolls with div.output, not in its own box" in problems[0]
+
+
+def test_the_number_of_scrolling_displays_is_bounded_at_each_width():
+    assert check_site.scrolling_verdict(1280, []) == []
+    assert check_site.scrolling_verdict(1280, ["x at 1280 px: display equation (7.1)"])[0].startswith(
+        "at 1280 px 1 display equation(s) scroll sideways inside their box (at most 0)")
+    allowed = check_site.MAX_SCROLLING_DISPLAYS[390]
+    assert allowed <= 5   # the bound: at most five displays scroll on a phone
+    assert check_site.scrolling_verdict(390, ["d"] * allowed) == []
+    assert "(at most %d)" % allowed in check_site.scrolling_verdict(390, ["d"] * (allowed + 1))[0]
+
+
+def table(left, right, *boxes, name="tab-x"):
+    return {"name": name, "left": left, "right": right, "boxes": list(boxes)}
+
+
+def test_a_wide_table_that_scrolls_in_a_box_inside_the_column_passes_and_one_that_does_not_fails():
+    scroller = box(16, 374, "auto", what="div.pst-scrollable-table-container")
+    counts, problems, _ = check_site.display_table_caption_problems(report(tables=[table(16, 700, scroller),
+                                                                                   table(16, 300)]))
+    assert problems == [] and counts["tables scrolling"] == 1
+    for bad in (table(16, 700), table(16, 700, box(16, 374, "hidden", what="div.output")),
+                table(16, 700, box(16, 700, "auto", what="div.pst-scrollable-table-container"))):
+        problems = check_site.display_table_caption_problems(report(tables=[bad]))[1]
+        assert len(problems) == 1 and problems[0].startswith("table tab-x: "), problems
+
+
+def caption(left, right, moved=0.0, *boxes, name="tab-x, Table 15.1 The benchmark's tables"):
+    return {"name": name, "left": left, "right": right, "moved": moved,
+            "scrolled": ["div.pst-scrollable-table-container"] if moved else [], "boxes": list(boxes)}
+
+
+def test_a_caption_that_scrolls_away_with_its_table_fails():
+    scroller = box(16, 374, "auto", what="div.pst-scrollable-table-container")
+    problems = check_site.display_table_caption_problems(report(captions=[caption(16, 700, 185.0, scroller)]))[1]
+    assert problems == ["table caption \"tab-x, Table 15.1 The benchmark's tables\": scrolls away with its table "
+                        "(185 px with div.pst-scrollable-table-container)"]
+
+
+@pytest.mark.parametrize("c", [
+    caption(16, 500),                                                                     # past the column
+    caption(16, 500, 0.0, box(16, 374, "auto", what="div.pst-scrollable-table-container")),   # wider than its box
+    caption(16, 500, 0.0, box(16, 374, "hidden", what="table.table")),                       # cut mid-word
+])
+def test_a_caption_wider_than_what_the_reader_sees_fails(c):
+    problems = check_site.display_table_caption_problems(report(captions=[c]))[1]
+    assert len(problems) == 1 and problems[0].startswith("table caption"), problems
+
+
+def test_a_caption_that_stays_while_its_table_scrolls_passes():
+    scroller = box(16, 374, "auto", what="div.pst-scrollable-table-container")
+    counts, problems, _ = check_site.display_table_caption_problems(report(captions=[caption(16, 374, 0.0, scroller)]))
+    assert problems == [] and counts["table captions"] == 1
+
+
+def test_judge_layout_names_the_page_and_width_and_keeps_the_desktop_checks_at_1280(tmp_path):
+    page = tmp_path / "chapter.html"
+    bad = report([display(16, 500)])
+    bad["code"] = ["700 px in 684 px: x = 1"]
+    counts, problems, _ = check_site.judge_layout(page, bad, 1280)
+    assert any(p.startswith("chapter.html at 1280 px: code box 700 px") for p in problems)
+    assert any(p.startswith("chapter.html at 1280 px: display equation (2.1)") and "past the column" in p
+               for p in problems)
+    counts, problems, _ = check_site.judge_layout(page, bad, 390)   # on a phone a code box may scroll
+    assert len(problems) == 1 and problems[0].startswith("chapter.html at 390 px: display equation (2.1)")
+    good = report([display(20, 300, OWN, WRAPPER)])
+    assert check_site.judge_layout(page, good, 390)[1] == []

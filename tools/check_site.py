@@ -25,6 +25,14 @@ Usage (after ``make book``)::
    every figure of a chapter has a caption with a number and is
    drawn at ``MIN_DPI`` or more (the PNG's own dpi times the scale at which the page shows
    it), so that its text, drawn at 10.5 pt or more, is at least 80% of the body text's size.
+   Every page is laid out again at 390 px (a phone; headless Chromium's window is at least 500 px
+   wide, so the page is shown in a frame 390 px wide) and at both widths, with every collapsed
+   solution opened: no display equation is cut (by its own box or any box around it) or runs past
+   the text column, none scrolls with anything but its own box, and at most
+   ``MAX_SCROLLING_DISPLAYS`` of the site's displays scroll sideways inside their own box (none at
+   1280 px); no table is cut or runs past the column (on a phone a wide one scrolls in its box);
+   no table caption scrolls away with its table (each scrolling box is scrolled to its end and the
+   caption must not move) or is wider than what the reader sees.
 
 7. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
    numbered table, figure, equation and theorem block carries the chapter's number ("Table 3.2",
@@ -423,14 +431,47 @@ def screenshot(page: Path, out: Path, width: int, height: int) -> None:
     exe = chromium()
     if exe is None:
         raise SystemExit("headless screenshots need Debian's chromium package (apt-get install chromium)")
-    with tempfile.TemporaryDirectory() as profile:
-        cmd = [
-            exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--hide-scrollbars", f"--user-data-dir={profile}", f"--window-size={width},{height}",
-            "--virtual-time-budget=15000", f"--screenshot={out}", page.resolve().as_uri(),
-        ]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    host = _phone_host(page, width, height) if width < MIN_WINDOW else None
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            cmd = [
+                exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--hide-scrollbars", f"--user-data-dir={profile}", f"--window-size={max(width, MIN_WINDOW)},{height}",
+                "--virtual-time-budget=15000", f"--screenshot={out}", (host or page).resolve().as_uri(),
+            ]
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    finally:
+        if host:
+            host.unlink()
+    if host:
+        _crop(out, width)
+
+
+MIN_WINDOW = 500
+"""Headless Chromium's narrowest window (CSS px): a narrower ``--window-size`` is widened to it, so a phone
+(390 px) is laid out in a frame of the phone's width inside a page of this width (``_phone_host``)."""
+
+
+def _phone_host(page: Path, width: int, height: int) -> Path:
+    """A page beside ``page`` that shows it in a frame ``width`` px wide (the layout script inside reports to it)."""
+    host = page.with_name(f".layout-host-{page.name}")
+    frame = html_lib.escape(page.name, quote=True)
+    host.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>frame</title>"
+        "<style>html, body { margin: 0; } iframe { border: 0; display: block; }</style></head><body>"
+        f'<iframe src="{frame}" style="width: {width}px; height: {height}px"></iframe><script>'
+        'addEventListener("message", function (e) { if (typeof e.data === "string") document.title = e.data; });'
+        "</script></body></html>", encoding="utf-8")
+    return host
+
+
+def _crop(png: Path, width: int) -> None:
+    """Cut a screenshot taken through ``_phone_host`` to the frame's width."""
+    from PIL import Image
+    with Image.open(png) as img:
+        cut = img.crop((0, 0, min(width, img.width), img.height))
+    cut.save(png)
 
 
 # Injected into a temporary copy of a page: measures, after layout, every table of the article
@@ -444,6 +485,11 @@ window.addEventListener("load", function () {
 });
 function measure() {
   var column = document.querySelector("article.bd-article") || document.body;
+  if (!"__ANCHOR__") {  // open every collapsed box (a solution), as a reader does, to measure what it shows
+    document.querySelectorAll(".admonition.toggle-hidden").forEach(function (a) {
+      a.classList.remove("toggle-hidden");
+    });
+  }
   var wide = [];
   document.querySelectorAll("article table").forEach(function (t) {
     var box = t.closest(".pst-scrollable-table-container") || t.parentElement;
@@ -491,9 +537,79 @@ function measure() {
                 (m.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 50));
     }
   });
+  // where each display equation, table and table caption is drawn, and the boxes that may cut or scroll it
+  // (the verdicts are Python's: display_states, table_states, caption_problems)
+  var cs = getComputedStyle(column), cr = column.getBoundingClientRect();
+  var text_column = [cr.left + parseFloat(cs.paddingLeft), cr.right - parseFloat(cs.paddingRight)];
+  var geometry = [];
+  displays.forEach(function (m) {
+    // what it draws: the union of the boxes of everything inside its mjx-math (a line of a broken display may
+    // lie outside the mjx-math's own box)
+    var range = document.createRange();
+    range.selectNodeContents(m.querySelector("mjx-math") || m);
+    var g = range.getBoundingClientRect(), own = (m.querySelector("mjx-math") || m).getBoundingClientRect();
+    g = {left: Math.min(g.left, own.left), right: Math.max(g.right, own.right),
+         top: Math.min(g.top, own.top), bottom: Math.max(g.bottom, own.bottom)};
+    if (!own.width && !own.height) return;   // not shown (a collapsed box)
+    var box = m.closest("[id]"), eqno = m.closest("div.math") && m.closest("div.math").querySelector(".eqno");
+    geometry.push({name: (eqno ? "(" + eqno.textContent.replace(/[^\\d.]/g, "") + ") " : "") +
+                         (box ? "in #" + box.id : "") + ": " + snippet(m, 50),
+                   left: g.left, right: g.right, top: g.top, bottom: g.bottom, boxes: boxes(m, column)});
+  });
+  var table_geometry = [];
+  document.querySelectorAll("article table").forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    if (!r.width && !r.height) return;
+    var head = t.querySelector("caption .caption-number") || t.querySelector("th, td");
+    table_geometry.push({name: t.id || ("starting " + JSON.stringify(head ? snippet(head, 40) : "")),
+                         left: r.left, right: r.left + Math.max(r.width, t.scrollWidth), boxes: boxes(t, column)});
+  });
+  var captions = [];
+  document.querySelectorAll("article table > caption").forEach(function (c) {
+    var before = c.getBoundingClientRect(), moved = 0, scrolled = [];
+    // scroll every box around the caption that scrolls sideways to its far end: does the caption go with it?
+    for (var a = c.parentElement; a && a !== column; a = a.parentElement) {
+      var o = getComputedStyle(a).overflowX;
+      if ((o === "auto" || o === "scroll") && a.scrollWidth > a.clientWidth + 1) {
+        var keep = a.scrollLeft;
+        a.scrollLeft = a.scrollWidth;
+        var after = c.getBoundingClientRect();
+        if (Math.abs(after.left - before.left) > moved) moved = Math.abs(after.left - before.left);
+        scrolled.push(describe(a));
+        a.scrollLeft = keep;
+      }
+    }
+    captions.push({name: (c.parentElement.id ? c.parentElement.id + ", " : "") + snippet(c, 40),
+                   left: before.left, right: before.right, moved: moved, scrolled: scrolled,
+                   boxes: boxes(c.parentElement, column)});
+  });
   document.title = "LAYOUT " + JSON.stringify({tables: tables, column: column.clientWidth, wide: wide,
                                                 code: code, images: images, math: math,
-                                                displays: displays.length, math_sources: sources});
+                                                displays: displays.length, math_sources: sources,
+                                                viewport: document.documentElement.clientWidth,
+                                                text_column: text_column, display_geometry: geometry,
+                                                table_geometry: table_geometry, captions: captions});
+  if (window.parent !== window) window.parent.postMessage(document.title, "*");   // laid out in a phone's frame
+}
+function snippet(el, n) { return (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, n); }
+function describe(a) {
+  return a.tagName.toLowerCase() + (a.id ? "#" + a.id : "") +
+         (typeof a.className === "string" && a.className ? "." + a.className.trim().split(/\\s+/)[0] : "");
+}
+// el and its ancestors below stop that may cut or scroll what el draws (overflow other than visible), innermost
+// first, with their visible (client) area; own: the display's own box (its mjx-container or div.math wrapper)
+function boxes(el, stop) {
+  var out = [];
+  for (var a = el; a && a !== stop; a = a.parentElement) {
+    var s = getComputedStyle(a);
+    if (s.display === "inline" || s.display === "contents") continue;
+    if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+    var r = a.getBoundingClientRect(), left = r.left + a.clientLeft, top = r.top + a.clientTop;
+    out.push({what: describe(a), overflow_x: s.overflowX, overflow_y: s.overflowY,
+              left: left, right: left + a.clientWidth, top: top, bottom: top + a.clientHeight,
+              own: a.matches("mjx-container, div.math")});
+  }
+  return out;
 }
 </script>"""
 
@@ -520,12 +636,16 @@ def _chromium_args(profile: str, width: int, height: int) -> list:
 def _layout_report(page: Path, width: int) -> dict | None:
     """What the layout script measured on ``page`` at ``width`` px, or None if it did not run."""
     copy = _with_script(page)
+    host = _phone_host(copy, width, 1200) if width < MIN_WINDOW else None
     try:
         with tempfile.TemporaryDirectory() as profile:
-            dom = subprocess.run(_chromium_args(profile, width, 1200) + ["--dump-dom", copy.resolve().as_uri()],
+            dom = subprocess.run(_chromium_args(profile, max(width, MIN_WINDOW), 1200)
+                                 + ["--dump-dom", (host or copy).resolve().as_uri()],
                                  check=True, capture_output=True, text=True, timeout=120).stdout
     finally:
         copy.unlink()
+        if host:
+            host.unlink()
     found = re.search(r"<title>LAYOUT (.*?)</title>", dom, flags=re.S)
     return json.loads(html_lib.unescape(found.group(1))) if found else None
 
@@ -552,19 +672,157 @@ def png_dpi(path: Path) -> float | None:
     return per_x * 0.0254 if unit == 1 else None
 
 
-def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
-    """Tables, code boxes and figures of ``page`` laid out at ``width`` px: ``(counts, problems)``."""
+LAYOUT_WIDTHS = (1280, 390)
+"""The widths at which ``--layout`` lays out every page: a desktop's and a phone's (CSS px)."""
+
+MAX_SCROLLING_DISPLAYS = {1280: 0, 390: 5}
+"""At most this many display equations of the whole site may scroll sideways inside their own box at each width
+(the rest fit the text column); none may be cut or run past the column at any width."""
+
+_TOLERANCE = 1.0
+"""Pixels by which a drawing may pass a box's edge (rounding) before it counts as passing it."""
+
+
+def overflow_state(item: dict, column: tuple[float, float]) -> dict:
+    """How a display, a table or a caption is shown: inside the text column, scrolled, cut or past the column.
+
+    Parameters
+    ----------
+    item : dict
+        As the layout script reports it: ``left``/``right`` (and for a display ``top``/``bottom``) of what it
+        draws (a display's glyphs, a table's whole width, a caption's box), in CSS px of the viewport, and
+        ``boxes``: the boxes around it that cut or scroll what overflows them (CSS ``overflow`` other than
+        ``visible``), innermost first, each with ``what``, ``overflow_x``, ``overflow_y``, its visible
+        (client) area ``left``/``right``/``top``/``bottom`` and ``own`` (a display's own box).
+    column : (float, float)
+        The text column's left and right edges (the article's content box).
+
+    Returns
+    -------
+    dict
+        ``state``: ``"fits"``, ``"scrolls"`` (wider than a box that scrolls sideways, whose visible area lies in
+        the column: a reader scrolls that box to see it all), ``"clipped"`` (a part cut off by a box that
+        hides what overflows it, or out of reach of a scroll: left of a box's start, or above or below a
+        display's box) or ``"past the column"`` (its visible part passes the text column's edge);
+        ``box`` (the box it scrolls in or is cut by), ``own`` (that box is the display's own), and ``why``.
+    """
+    left, right = item["left"], item["right"]
+    top, bottom = item.get("top"), item.get("bottom")
+    vis = [left, right, top, bottom]
+    scroller, cut = None, None
+    for b in item["boxes"]:
+        wider = vis[1] > b["right"] + _TOLERANCE or vis[0] < b["left"] - _TOLERANCE
+        taller = top is not None and (vis[3] > b["bottom"] + _TOLERANCE or vis[2] < b["top"] - _TOLERANCE)
+        if wider:
+            if b["overflow_x"] in ("auto", "scroll") and vis[0] >= b["left"] - _TOLERANCE:
+                scroller = scroller or b
+            elif cut is None:
+                hidden = max(vis[1] - b["right"], 0) + max(b["left"] - vis[0], 0)
+                cut = (b, f"{hidden:.0f} px of its {right - left:.0f} px cut off by {b['what']} "
+                          f"(overflow-x: {b['overflow_x']})")
+        if taller and cut is None:
+            hidden = max(vis[3] - b["bottom"], 0) + max(b["top"] - vis[2], 0)
+            cut = (b, f"{hidden:.0f} px of its {bottom - top:.0f} px height cut off or scrolled up and down by "
+                      f"{b['what']} (overflow-y: {b['overflow_y']})")
+        vis = [max(vis[0], b["left"]), min(vis[1], b["right"]),
+               None if top is None else max(vis[2], b["top"]), None if top is None else min(vis[3], b["bottom"])]
+    if cut is not None:
+        return {"state": "clipped", "box": cut[0]["what"], "own": cut[0].get("own", False), "why": cut[1]}
+    if vis[1] > column[1] + _TOLERANCE or vis[0] < column[0] - _TOLERANCE:
+        past = max(vis[1] - column[1], column[0] - vis[0])
+        return {"state": "past the column", "box": None, "own": False,
+                "why": f"{past:.0f} px past the text column ({column[1] - column[0]:.0f} px wide)"}
+    if scroller is not None:
+        return {"state": "scrolls", "box": scroller["what"], "own": scroller.get("own", False),
+                "why": f"{right - left:.0f} px scrolling in {scroller['right'] - scroller['left']:.0f} px of "
+                       f"{scroller['what']}"}
+    return {"state": "fits", "box": None, "own": False, "why": ""}
+
+
+def display_table_caption_problems(report: dict) -> tuple[dict, list[str], list[str]]:
+    """The display equations, tables and table captions of one page's layout report, judged at its width.
+
+    Returns
+    -------
+    (dict, list of str, list of str)
+        Counts, problems (a display cut or past the column, or scrolling outside its own box; a table cut or
+        past the column; a caption that scrolls away with its table, or is cut or runs past the column) and
+        the displays that scroll inside their own box (allowed: ``MAX_SCROLLING_DISPLAYS`` bounds them).
+    """
+    column = tuple(report["text_column"])
+    problems, scrolling = [], []
+    for d in report["display_geometry"]:
+        st = overflow_state(d, column)
+        if st["state"] == "scrolls" and st["own"]:
+            scrolling.append(f"display equation {d['name']}: {st['why']}")
+        elif st["state"] == "scrolls":
+            problems.append(f"display equation {d['name']}: scrolls with {st['box']}, not in its own box "
+                            f"({st['why']})")
+        elif st["state"] != "fits":
+            problems.append(f"display equation {d['name']}: {st['state']}, {st['why']}")
+    tables_scrolling = 0
+    for t in report["table_geometry"]:
+        st = overflow_state(t, column)
+        tables_scrolling += st["state"] == "scrolls"
+        if st["state"] in ("clipped", "past the column"):
+            problems.append(f"table {t['name']}: {st['state']}, {st['why']}")
+    for c in report["captions"]:
+        if c["moved"] > _TOLERANCE:
+            problems.append(f"table caption {c['name']!r}: scrolls away with its table "
+                            f"({c['moved']:.0f} px with {', '.join(c['scrolled'])})")
+            continue
+        st = overflow_state(c, column)
+        if st["state"] != "fits":
+            problems.append(f"table caption {c['name']!r}: {st['state']}, {st['why']}")
+    counts = {"displays": len(report["display_geometry"]), "displays scrolling in their box": len(scrolling),
+              "table captions": len(report["captions"]), "tables scrolling": tables_scrolling}
+    return counts, problems, scrolling
+
+
+def scrolling_verdict(width: int, scrolling: list[str]) -> list[str]:
+    """A problem when more display equations of the site scroll inside their box at ``width`` px than allowed."""
+    allowed = MAX_SCROLLING_DISPLAYS.get(width, 0)
+    if len(scrolling) <= allowed:
+        return []
+    return [f"at {width} px {len(scrolling)} display equation(s) scroll sideways inside their box "
+            f"(at most {allowed}): " + "; ".join(scrolling)]
+
+
+def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str], list[str]]:
+    """Tables, code boxes, figures, display equations and table captions of ``page`` laid out at ``width`` px:
+    ``(counts, problems, displays scrolling inside their box)`` (``judge_layout``)."""
     report = _layout_report(page, width)
     if report is None:
-        return {}, [f"{page.name}: the layout script did not run"]
+        return {}, [f"{page.name}: the layout script did not run"], []
+    return judge_layout(page, report, width)
+
+
+def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str], list[str]]:
+    """The verdict on one page's layout report at ``width`` px.
+
+    At every width: no display equation cut, run past the text column or scrolling with anything but its own
+    box, no table cut or past the column, no table caption that scrolls away with its table or is cut
+    (``display_table_caption_problems``). At 1280 px besides: no table wider than the column, no code box that
+    scrolls, no display wider than its box, every figure numbered and drawn at ``MIN_DPI`` or more (on a
+    phone a table and a code box may scroll, and a figure is drawn smaller, at a higher dpi).
+
+    Returns
+    -------
+    (dict, list of str, list of str)
+        Counts, problems (each naming the page, the width and the item) and the displays that scroll
+        inside their own box (each naming the page and the width).
+    """
     where = f"{page.name} at {width} px"
-    problems = [f"{where}: table {w}" for w in report["wide"]]
-    problems += [f"{where}: code box {c}" for c in report["code"]]
-    problems += [f"{where}: display equation {m}" for m in report["math"]]
+    problems = []
+    desktop = width >= 1280
+    if desktop:
+        problems += [f"{where}: table {w}" for w in report["wide"]]
+        problems += [f"{where}: code box {c}" for c in report["code"]]
+        problems += [f"{where}: display equation {m}" for m in report["math"]]
     if report["math_sources"] and not report["displays"]:
         problems.append(f"{where}: {report['math_sources']} math block(s) but no display typeset by MathJax")
     dpis = []
-    for img in report["images"]:
+    for img in report["images"] if desktop else []:
         file = (page.parent / unquote(img["src"])).resolve()
         name = img["id"] or Path(img["src"]).name
         if not img["numbered"]:
@@ -578,20 +836,30 @@ def layout_problems(page: Path, width: int = 1280) -> tuple[dict, list[str]]:
         dpis.append(drawn)
         if drawn < MIN_DPI:
             problems.append(f"{where}: figure {name} drawn at {drawn:.0f} dpi (at least {MIN_DPI})")
-    counts = {"tables": report["tables"], "display equations": report["displays"], "figures": len(report["images"]),
-              "least dpi": round(min(dpis)) if dpis else None}
-    return counts, problems
+    counts = {"tables": report["tables"], "display equations": report["displays"]}
+    if desktop:
+        counts.update({"figures": len(report["images"]), "least dpi": round(min(dpis)) if dpis else None})
+    found, found_problems, scrolling = display_table_caption_problems(report)
+    counts.update({k: v for k, v in found.items() if k not in ("displays",)})
+    problems += [f"{where}: {p}" for p in found_problems]
+    return counts, problems, [f"{where}: {d}" for d in scrolling]
 
 
 def anchor_screenshot(page: Path, anchor: str, out: Path, width: int, height: int) -> None:
     """A screenshot of ``page`` from the element with id ``anchor`` on (what precedes it hidden)."""
     copy = _with_script(page, anchor)
+    host = _phone_host(copy, width, height) if width < MIN_WINDOW else None
     try:
         with tempfile.TemporaryDirectory() as profile:
-            subprocess.run(_chromium_args(profile, width, height) + [f"--screenshot={out}", copy.resolve().as_uri()],
+            subprocess.run(_chromium_args(profile, max(width, MIN_WINDOW), height)
+                           + [f"--screenshot={out}", (host or copy).resolve().as_uri()],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     finally:
         copy.unlink()
+        if host:
+            host.unlink()
+    if host:
+        _crop(out, width)
 
 
 def search_works(root: Path, query: str) -> str | None:
@@ -621,7 +889,8 @@ def main(argv=None) -> int:
     ap.add_argument("--height", type=int, default=2400, help="screenshot height in pixels")
     ap.add_argument("--search", default=None, help="also run the site's search for this word (Chromium)")
     ap.add_argument("--layout", action="store_true",
-                    help="lay out every page of the site at 1280 px (Chromium): tables, code boxes, figures")
+                    help="lay out every page of the site at 1280 and 390 px (Chromium): tables and their captions, "
+                         "code boxes, figures, display equations")
     ap.add_argument("--anchors", nargs="*", default=[],
                     help="PAGE#ID: also screenshot these places (1280 and 390 px), e.g. a table or a figure")
     ap.add_argument("--downloads", nargs="*", default=[],
@@ -675,13 +944,28 @@ def main(argv=None) -> int:
                 anchor_screenshot(root / rel, anchor, out, width, height)
                 print(f"wrote {out}")
     if args.layout:
+        pages = []
         for page in site_pages(root):
             if _REDIRECT.match(page.read_text(encoding="utf-8", errors="replace")):
                 print(f"{page.relative_to(root)}: a redirect, nothing to lay out")
-                continue
-            counts, found = layout_problems(page)
-            problems += found
-            print(f"{page.relative_to(root)}: {counts}, {len(found)} layout problem(s)")
+            else:
+                pages.append(page)
+        for width in LAYOUT_WIDTHS:
+            scrolling, totals, before = [], {}, len(problems)
+            for page in pages:
+                counts, found, scrolls = layout_problems(page, width)
+                problems += found
+                scrolling += scrolls
+                for key in ("display equations", "tables", "table captions", "tables scrolling"):
+                    totals[key] = totals.get(key, 0) + (counts.get(key) or 0)
+                print(f"{page.relative_to(root)} at {width} px: {counts}, {len(found)} layout problem(s)")
+            for s in scrolling:
+                print(f"  scrolls inside its box: {s}")
+            problems += scrolling_verdict(width, scrolling)
+            print(f"at {width} px: {len(pages)} pages, {totals['display equations']} display equations "
+                  f"({len(scrolling)} scrolling inside their box, at most {MAX_SCROLLING_DISPLAYS.get(width, 0)}), "
+                  f"{totals['tables']} tables ({totals['tables scrolling']} scrolling), "
+                  f"{totals['table captions']} table captions, {len(problems) - before} layout problem(s)")
     n_pages = len(site_pages(root))
     if problems:
         print(f"{len(problems)} problem(s) in {n_pages} pages:")
