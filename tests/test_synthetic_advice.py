@@ -67,3 +67,20 @@ def test_the_procedures_read_the_configurations_losses():
 def test_a_profile_it_does_not_know_is_refused():
     with pytest.raises(ValueError, match="profile = 'flat' is not allowed"):
         sa.profile_levels("flat", 10, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.5])
+def test_the_label_mean_moves_the_intercept_only(offset):
+    pop, base = sa.population(5, 0.9, offset=offset), sa.population(5, 0.9)
+    assert pop.mean == pop.b[-1] == offset and np.array_equal(pop.A, base.A)
+    explained = pop.b @ np.linalg.solve(pop.A, pop.b) - pop.mean**2
+    assert explained / (pop.yy - pop.mean**2) == pytest.approx(0.9, rel=1e-9)
+
+
+def test_ssps_standard_error_is_the_spread_of_its_draws_over_their_root_count():
+    config = sa.configuration_losses(2, 1_000, 0.9, "uniform", draws=50)
+    losses = config["losses"]
+    assert (losses["ssp_se"] > 0).all()
+    more = sa.configuration_losses(2, 1_000, 0.9, "uniform", draws=5_000)["losses"]
+    # 100 times the draws: the standard error about 10 times smaller (a heavy tail makes it noisy; 3x is certain)
+    assert (more["ssp_se"] * 3 < losses["ssp_se"]).mean() > 0.5

@@ -48,8 +48,10 @@ NS = (1_000, 10_000, 100_000, 1_000_000)
 R2S = (0.2, 0.9)
 """The population R^2 of the linear model: low and high signal-to-noise."""
 
-DRAWS = 30
-"""SSP's Monte Carlo releases per configuration."""
+DRAWS = {2: 4_000, 5: 4_000, 12: 2_000, 30: 400, 100: 30}
+"""SSP's Monte Carlo releases per configuration, by ``d``: many where a release is cheap and its loss heavy-tailed
+(small ``d`` and ``n``), few at ``d = 100``, where SSP is released only at ``n = 10**6`` and its noise is small;
+:func:`procedure_losses` reports each mean's standard error."""
 
 OFFSET = 0.3
 """The label's mean, mu_0: the intercept has something to fit."""
@@ -95,36 +97,39 @@ class Population:
         return self.yy - 2.0 * theta @ self.b + quad
 
 
-def population(d: int, r2: float, seed: int = 0) -> Population:
-    """The moments of the module docstring's law with ``d`` features and population ``R^2 = r2``; the signs
-    ``s_j`` from ``seed``."""
+def population(d: int, r2: float, seed: int = 0, offset: float = OFFSET) -> Population:
+    """The moments of the module docstring's law with ``d`` features, population ``R^2 = r2`` and label mean
+    ``offset`` (``mu_0``, in ``[0, 1)``); the signs ``s_j`` from ``seed``."""
     signs = np.random.default_rng(seed).choice([-1.0, 1.0], d)
     var_g = 1.0 / (3.0 * d)                             # Var(g): d independent terms (2x - 1)/d of variance 1/(3 d^2)
     ratio = math.sqrt((1.0 - r2) / r2 * var_g * 3.0)   # sigma / a, from R^2 = a^2 var_g / (a^2 var_g + sigma^2 / 3)
-    a = (1.0 - OFFSET) / (1.0 + ratio)
+    a = (1.0 - offset) / (1.0 + ratio)
     sigma = a * ratio
     A = np.full((d + 1, d + 1), 0.25)
     A[np.diag_indices(d)] = 1.0 / 3.0
     A[:d, d] = A[d, :d] = 0.5
     A[d, d] = 1.0
     b = np.empty(d + 1)
-    b[:d] = OFFSET / 2.0 + a * signs / (6.0 * d)       # E[(mu_0 + a g) x_j]: E[(2x_j - 1) x_j] = 1/6
-    b[d] = OFFSET
-    yy = OFFSET**2 + a**2 * var_g + sigma**2 / 3.0
-    return Population(A=A, b=b, yy=float(yy), mean=OFFSET)
+    b[:d] = offset / 2.0 + a * signs / (6.0 * d)       # E[(mu_0 + a g) x_j]: E[(2x_j - 1) x_j] = 1/6
+    b[d] = offset
+    yy = offset**2 + a**2 * var_g + sigma**2 / 3.0
+    return Population(A=A, b=b, yy=float(yy), mean=offset)
 
 
 def _ridge(pop: Population, lam: float) -> np.ndarray:
     return np.linalg.solve(pop.A + lam * np.eye(pop.b.size), pop.b)
 
 
-def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int = DRAWS, seed: int = 0) -> dict:
+def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int | None = None, seed: int = 0,
+                         offset: float = OFFSET) -> dict:
     """Every release's expected test loss in one configuration: ``{"levels": ..., "losses": DataFrame}``, the frame
-    indexed by the grid's ``lambda`` with the columns ``pdp_op``, ``non_personalized``, ``ssp``, ``non_private``
-    (each at that ``lambda``), ``private_mean``, ``midpoint`` and ``mean`` (the same on every row)."""
+    indexed by the grid's ``lambda`` with the columns ``pdp_op``, ``non_personalized``, ``ssp`` (and ``ssp_se``, its
+    Monte Carlo standard error), ``non_private`` (each at that ``lambda``), ``private_mean``, ``midpoint`` and
+    ``mean`` (the same on every row).  ``draws``: SSP's releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
+    draws = DRAWS.get(d, 30) if draws is None else draws
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(d, n, PROFILES.index(profile))))
     eps = profile_levels(profile, n, gen)
-    pop = population(d, r2, seed)
+    pop = population(d, r2, seed, offset)
     k = d + 1
     total, smallest = math.fsum(eps), float(eps.min())
     trace = float(np.trace(pop.A))
@@ -143,7 +148,9 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     moment_noise = sample_l2_laplace(cal.eta_moment, k, draws, noise_gen)
     thetas = ssp.noisy_solutions(pop.A, pop.b, gram_noise, moment_noise, list(DEFAULT_GRID))
     for lam, stack in zip(DEFAULT_GRID, thetas):
-        rows[lam]["ssp"] = float(pop.loss(stack).mean())
+        values = pop.loss(stack)
+        rows[lam]["ssp"] = float(values.mean())
+        rows[lam]["ssp_se"] = float(values.std(ddof=1) / math.sqrt(values.size))
     variance = pop.yy - pop.mean**2
     frame = pd.DataFrame.from_dict(rows, orient="index").rename_axis("lam")
     frame["private_mean"] = variance + 2.0 * (2.0 / total) ** 2
@@ -170,7 +177,7 @@ def procedure_losses(config: dict, d: int, rules=None) -> dict:
     if rules is None:
         rules = pruned_rules(eps, d)
     out = {"midpoint": float(losses["midpoint"].iloc[0]), "private_mean": float(losses["private_mean"].iloc[0]),
-           "ssp_public": float(losses.loc[lam_ssp, "ssp"]),
+           "ssp_public": float(losses.loc[lam_ssp, "ssp"]), "ssp_public_se": float(losses.loc[lam_ssp, "ssp_se"]),
            "pdp_op_pruned": float(losses.loc[rules[0], "pdp_op"]),
            "non_personalized_pruned": float(losses.loc[rules[1], "non_personalized"])}
     out["auto"] = out["ssp_public"] if choice.mechanism == "ssp" else out["private_mean"]
@@ -189,7 +196,8 @@ def pruned_rules(eps: np.ndarray, d: int) -> tuple:
             pruned_lambda(DEFAULT_GRID, np.full(eps.size, float(eps.min())), k))
 
 
-def grid_losses(ds=DS, ns=NS, r2s=R2S, profiles=PROFILES, *, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
+def grid_losses(ds=DS, ns=NS, r2s=R2S, profiles=PROFILES, *, draws: int | None = None, seed: int = 0,
+                offset: float = OFFSET) -> pd.DataFrame:
     """:func:`procedure_losses` over the grid: one row per configuration.  The levels of a (profile, ``d``, ``n``) do
     not depend on ``R^2``, so its pruned rules are computed once."""
     rows = []
@@ -198,7 +206,7 @@ def grid_losses(ds=DS, ns=NS, r2s=R2S, profiles=PROFILES, *, draws: int = DRAWS,
             for n in ns:
                 rules = None
                 for r2 in r2s:
-                    config = configuration_losses(d, n, r2, profile, draws=draws, seed=seed)
+                    config = configuration_losses(d, n, r2, profile, draws=draws, seed=seed, offset=offset)
                     rules = rules or pruned_rules(config["levels"], d)
                     rows.append({"profile": profile, "r2": r2, "d": d, "n": n, **procedure_losses(config, d, rules)})
     return pd.DataFrame(rows).sort_values(["profile", "r2", "d", "n"], ignore_index=True)
