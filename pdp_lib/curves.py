@@ -36,6 +36,7 @@ import warnings
 
 import numpy as np
 from scipy import integrate, optimize, special
+from scipy.special import cython_special as _scalar   # the same routines as the ufuncs, without their per-call cost
 
 from .gaussian_curves import (  # noqa: F401 - the Gaussian profile's names, re-exported
     SAFETY,
@@ -84,7 +85,7 @@ def _log_beta_cdf(h: float, x: float) -> float:
     :math:`2hx/(h + 1) < 1` towards :math:`x`, so it converges geometrically; it is summed here
     because ``scipy.special.hyp2f1`` loses all accuracy for large ``h``.
     """
-    value = float(special.betainc(h, h, x))
+    value = _betainc(h, h, x)
     if value > 1e-280:
         return math.log(value)
     total, term, k = 1.0, 1.0, 0
@@ -93,6 +94,19 @@ def _log_beta_cdf(h: float, x: float) -> float:
         total += term
         k += 1
     return h * (math.log(x) + math.log1p(-x)) - math.log(h) - float(special.betaln(h, h)) + math.log(total)
+
+
+def _betainc(a, b, x) -> float:
+    """``float(scipy.special.betainc(a, b, x))``, several times faster for Python floats.
+
+    ``scipy.special.cython_special.betainc`` calls the very routine of the ufunc's double loop (Boost's
+    ``ibeta``, the same compiled function), so the value is the same bit for bit; it only skips the
+    ufunc's dispatch, which dominated the quadratures of :func:`_profile_terms`.  Other types (where the
+    ufunc might pick another loop) go through the ufunc.
+    """
+    if type(a) is float and type(b) is float and type(x) is float:
+        return _scalar.betainc(a, b, x)
+    return float(special.betainc(a, b, x))
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,21 +177,41 @@ def _profile_terms(c: float, d: int, a: float):
     log_norm = float(special.gammaln(d))
     end, tail = _gamma_end(d)
 
+    # the integrands run millions of times in a calibration: the constants are bound once and the
+    # scalar routines called directly (the same operations in the same order: the same values, bit for bit)
+    s_a, m_a, dm1, half_s = s / a, m / a, d - 1, 0.5 * s
+    exp, log = math.exp, math.log
+    if all(type(v) is float for v in (h, s, m, s_a, m_a)):      # then every argument below is a Python float
+        betainc, betaincc = _scalar.betainc, _scalar.betaincc
+    else:
+        def betainc(p, q, x):
+            return float(special.betainc(p, q, x))
+
+        def betaincc(p, q, x):
+            return float(special.betaincc(p, q, x))
+
     def cdf0(r):                # P(T < t_0(r)), r > 0: falls as r grows
         if 2.0 * r <= s:
             return 1.0
-        x = (s / a) * ((m + r) / (2.0 * r))                # in this order: no overflow or underflow
-        return float(special.betainc(h, h, x)) if x <= 0.5 else \
-            float(special.betaincc(h, h, (m / a) * ((2.0 * r - s) / (2.0 * r))))
+        x = s_a * ((m + r) / (2.0 * r))                # in this order: no overflow or underflow
+        return betainc(h, h, x) if x <= 0.5 else betaincc(h, h, m_a * ((2.0 * r - s) / (2.0 * r)))
 
-    def under_p0(r):            # Gamma(d, 1) density at r times P(T < t_0(r))
-        return math.exp((d - 1) * math.log(r) - r - log_norm) * cdf0(r) if r > 0.0 else 0.0
+    def under_p0(r):            # Gamma(d, 1) density at r times P(T < t_0(r)): cdf0 written in, for speed
+        if not r > 0.0:
+            return 0.0
+        density = exp(dm1 * log(r) - r - log_norm)
+        if 2.0 * r <= s:
+            return density * 1.0
+        x = s_a * ((m + r) / (2.0 * r))
+        return density * (betainc(h, h, x) if x <= 0.5 else betaincc(h, h, m_a * ((2.0 * r - s) / (2.0 * r))))
 
     def under_pv(u):            # e^c times the Gamma(d, 1) density at m + u times P(T < t_1(m + u))
-        x = (s / a) * (u / (2.0 * (m + u)))
+        x = s_a * (u / (2.0 * (m + u)))
         if not x > 0.0:
             return 0.0
-        return math.exp((d - 1) * math.log(m + u) - u - 0.5 * s - log_norm + _log_beta_cdf(h, x))
+        value = betainc(h, h, x)                        # _log_beta_cdf(h, x), its common case written in
+        log_cdf = log(value) if value > 1e-280 else _log_beta_cdf(h, x)
+        return exp(dm1 * log(m + u) - u - half_s - log_norm + log_cdf)
 
     # the end of e^c P_v's quadrature: for m + u >= 2(d - 1), (m + u)^(d-1) e^(-u) is log-concave with
     # slope <= -1/2, so its integral beyond u is at most twice its value at u
@@ -362,14 +396,17 @@ def largest_loss_range(epsilon, delta, d, *, guess=None) -> float:
     d = check_dimension(d)
 
     target = delta * (1.0 - SAFETY)
+    seen = {}          # f at the points already evaluated: brentq evaluates the bracket's ends again
 
     def f(a):
         if a <= eps:
             return -target
         if d == 1:
             return laplace_privacy_profile(eps, a) - target
-        value, error = _l2_profile_and_error(eps, d, a)
-        return value + error - target
+        if a not in seen:
+            value, error = _l2_profile_and_error(eps, d, a)
+            seen[a] = value + error - target
+        return seen[a]
 
     lo, hi = eps, None
     if guess is not None and np.isfinite(guess) and guess > eps:

@@ -19,7 +19,7 @@ the chapters show the same band.
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import replace
 
 import numpy as np
@@ -36,6 +36,54 @@ from .targets import BEYOND_METHODS, METHODS, TARGET_NAMES, get_target
 __all__ = ["reproduce", "reproduce_many", "published_values", "to_markdown", "OUTPUT_COLUMNS"]
 
 OUTPUT_COLUMNS = ("param", "column", "value", "low", "high", "paper")
+
+KEPT_SWEEPS = 4096
+"""How many replicate sweeps :func:`reproduce_many` keeps for :func:`kept_sweep` (the oldest go first)."""
+
+_SWEEPS: OrderedDict = OrderedDict()
+
+
+def sweep_key(dataset, profile, fraction, *, seed, replicate, vary_split, lams, runs, methods, B=None) -> tuple:
+    """Every input of one :func:`pdp_lib.experiments.evaluate_sweep` call of :func:`reproduce_many`.
+
+    The data, split, training subset, profile and mask streams are functions of ``(dataset, seed,
+    replicate, vary_split, profile, fraction)`` (:mod:`pdp_lib.experiments.draws`); the rest are the
+    call's own arguments, ``lams`` in the order given.
+    """
+    return (str(dataset), profile, fraction, int(seed), int(replicate), bool(vary_split),
+            tuple(float(v) for v in lams), int(runs), tuple(methods), B)
+
+
+def kept_sweep(key: tuple):
+    """The sweep :func:`reproduce_many` evaluated for ``key`` (:func:`sweep_key`) in this process, or ``None``.
+
+    A memo of a pure function of its key: :func:`pdp_lib.replication.claim_numbers.draw_values` reads
+    back the replicates of the bands instead of evaluating them again.  Only ``lams``, ``runs``,
+    ``mean`` and ``std`` are kept (what :meth:`SweepResult.statistic` reads; the other fields are
+    empty), as read-only arrays.
+    """
+    found = _SWEEPS.get(key)
+    if found is not None:
+        _SWEEPS.move_to_end(key)
+    return found
+
+
+def _frozen(values) -> np.ndarray:
+    values = np.array(values)          # a copy: the caller's arrays stay its own
+    values.flags.writeable = False
+    return values
+
+
+def _keep(key: tuple, result):
+    """``result``'s ``lams``, ``mean`` and ``std``, read-only, kept under ``key`` (at most :data:`KEPT_SWEEPS`)."""
+    kept = replace(result, lams=_frozen(result.lams), mean={c: _frozen(v) for c, v in result.mean.items()},
+                   std={c: _frozen(v) for c, v in result.std.items()}, mean_se={}, std_se={}, naive_se={},
+                   kept={}, thresholds={})
+    _SWEEPS[key] = kept
+    _SWEEPS.move_to_end(key)
+    while len(_SWEEPS) > KEPT_SWEEPS:
+        _SWEEPS.popitem(last=False)
+    return kept
 
 
 def published_values(target: str) -> dict:
@@ -194,12 +242,14 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                 n = X.shape[0]
                 eps = draw_profile(draw, profile, n)
                 lams = sorted(needs[key])
-                res = evaluate_sweep(X, y, draw.X_test, draw.y_test, eps, lams,
-                                     runs=runs if rep == 0 else replicate_runs,
-                                     rng=mask_seed(draw, profile, n),
-                                     methods=tuple(m for m in METHODS + BEYOND_METHODS
-                                                   if m in methods_needed[key]), B=B)
+                rep_runs = runs if rep == 0 else replicate_runs
+                methods = tuple(m for m in METHODS + BEYOND_METHODS if m in methods_needed[key])
+                res = evaluate_sweep(X, y, draw.X_test, draw.y_test, eps, lams, runs=rep_runs,
+                                     rng=mask_seed(draw, profile, n), methods=methods, B=B)
                 results[rep, key] = replace(res, kept={})  # keep only the statistics
+                if rep > 0:  # a replicate of the bands: draw_values reads it back (kept_sweep)
+                    _keep(sweep_key(dataset, profile, fraction, seed=seed, replicate=rep, vary_split=vary_split,
+                                    lams=lams, runs=rep_runs, methods=methods, B=B), res)
                 if key in std_needs:  # the loss's exact fourth moments, per method (own streams)
                     streams = mixture_seed(draw, profile, n).spawn(len(MIXTURE_METHODS))
                     for method, method_lams in std_needs[key].items():
