@@ -224,11 +224,6 @@ def mean_release(sums, lam, rng, *, sampler: str, delta=None, intercept: bool = 
     if gaussian:
         delta = _check_gaussian_sums(sums, delta)
     total, smallest = (sums.weight_total, sums.weight_min) if gaussian else (sums.total, sums.level_min)
-    if sampler == "exact" and rng is not None:
-        from .exact_sampling import RandomBits
-
-        if not isinstance(rng, RandomBits):
-            check_rng(rng)
     value, cal = mean_from_sums(float(sums.moment[-1]), total, smallest, n, sums.rounds, rng, gaussian=gaussian,
                                 sampler=sampler)
     if not np.isfinite(value):

@@ -99,10 +99,24 @@ def mean_calibration(levels, *, exact: bool = True) -> MeanCalibration:
     if not exact:
         return MeanCalibration(scale=SENSITIVITY / float(total))
     check_release_levels(float(total), float(smallest))
+    return _on_the_grid(total, smallest, Fraction(0))
+
+
+def _on_the_grid(total: Fraction, smallest: Fraction, charge: Fraction) -> MeanCalibration:
+    """The grid's step and the exact release's noise: spread ``2/total + (charge + gamma)/smallest``, the Laplace
+    scale ``1/eta'`` or the Gaussian's ``sigma'``, exactly; ``charge`` bounds twice the centre's computing error."""
     g = grid_step_exponent(SENSITIVITY * smallest / total * _STEP_SLACK)
     gamma = power_of_two_at_most(-g)
-    spread = SENSITIVITY / total + gamma / smallest     # 1 / eta' (Laplace) or sigma' (Gaussian), exactly
+    spread = SENSITIVITY / total + (charge + gamma) / smallest
     return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
+
+
+def _draw_on_grid(mean: Fraction, cal: MeanCalibration, bits: RandomBits, gaussian: bool) -> float:
+    """The exact release: ``mean`` rounded to the grid of step ``2**-g`` plus ``round(U / 2**-g)`` steps of the
+    continuous noise ``U`` (Laplace, or Gaussian), as a double."""
+    gamma = power_of_two_at_most(-cal.step_exponent)
+    (k,) = (sample_rounded_gaussian if gaussian else sample_rounded_l2)(cal.rate, 1, bits)
+    return float((round(mean / gamma) + k) * gamma)
 
 
 def sums_mean_calibration(total: float, weight_min: float, rounds: int) -> MeanCalibration:
@@ -120,11 +134,7 @@ def sums_mean_calibration(total: float, weight_min: float, rounds: int) -> MeanC
     check_release_levels(float(total), float(weight_min))
     S_lo = Fraction(float(total)) * (1 - Fraction(1, 1 << 52))
     smallest = Fraction(float(weight_min))
-    alpha = sums_rounding_bound(rounds, 1, smallest)
-    g = grid_step_exponent(SENSITIVITY * smallest / S_lo * _STEP_SLACK)
-    gamma = power_of_two_at_most(-g)
-    spread = SENSITIVITY / S_lo + (2 * alpha + gamma) / smallest
-    return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
+    return _on_the_grid(S_lo, smallest, 2 * sums_rounding_bound(rounds, 1, smallest))
 
 
 def mean_from_sums(label_sum: float, total: float, weight_min: float, n: int, rounds: int, rng=None, *,
@@ -153,10 +163,7 @@ def mean_from_sums(label_sum: float, total: float, weight_min: float, n: int, ro
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     cal = sums_mean_calibration(total, weight_min, rounds_bound(n))
-    gamma = power_of_two_at_most(-cal.step_exponent)
-    centre = round(Fraction(float(label_sum)) / Fraction(float(total)) / gamma)       # exactly
-    (k,) = (sample_rounded_gaussian if gaussian else sample_rounded_l2)(cal.rate, 1, bits)
-    return float((centre + k) * gamma), cal
+    return _draw_on_grid(Fraction(float(label_sum)) / Fraction(float(total)), cal, bits, gaussian), cal
 
 
 def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float:
@@ -199,12 +206,8 @@ def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    cal = mean_calibration(weights)
-    gamma = power_of_two_at_most(-cal.step_exponent)
-    centre = round(_weighted_label_sum(weights, y) / _exact_sum(weights) / gamma)       # exactly
-    draw = sample_rounded_l2 if delta is None else sample_rounded_gaussian
-    (k,) = draw(cal.rate, 1, bits)
-    return float((centre + k) * gamma)
+    mean = _weighted_label_sum(weights, y) / _exact_sum(weights)                        # exactly
+    return _draw_on_grid(mean, mean_calibration(weights), bits, delta is not None)
 
 
 def _weighted_label_sum(weights: np.ndarray, y: np.ndarray) -> Fraction:
