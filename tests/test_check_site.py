@@ -141,7 +141,7 @@ WRAPPER = box(16, 374, "hidden", own=True)
 def report(displays=(), tables=(), captions=()):
     return {"text_column": list(COLUMN), "display_geometry": list(displays), "table_geometry": list(tables),
             "captions": list(captions), "wide": [], "code": [], "math": [], "math_sources": 1, "displays": 1,
-            "images": [], "tables": len(tables)}
+            "images": [], "tables": len(tables), "height": 2_000}
 
 
 def test_a_display_that_fits_its_column_is_fine():
@@ -253,3 +253,8 @@ def test_judge_layout_names_the_page_and_width_and_keeps_the_desktop_checks_at_1
     assert len(problems) == 1 and problems[0].startswith("chapter.html at 390 px: display equation (2.1)")
     good = report([display(20, 300, OWN, WRAPPER)])
     assert check_site.judge_layout(page, good, 390)[1] == []
+    tall = {**good, "height": check_site.MAX_PAGE_HEIGHT + 1}
+    assert check_site.judge_layout(page, {**good, "height": check_site.MAX_PAGE_HEIGHT}, 1280)[1] == []
+    assert check_site.judge_layout(page, tall, 1280)[1] == [
+        f"chapter.html at 1280 px: the page is {check_site.MAX_PAGE_HEIGHT + 1} px tall (at most 40000): split it"]
+    assert check_site.judge_layout(page, tall, 390)[1] == []        # a phone's page is taller by nature

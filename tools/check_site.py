@@ -588,7 +588,8 @@ function measure() {
                                                 displays: displays.length, math_sources: sources,
                                                 viewport: document.documentElement.clientWidth,
                                                 text_column: text_column, display_geometry: geometry,
-                                                table_geometry: table_geometry, captions: captions});
+                                                table_geometry: table_geometry, captions: captions,
+                                                height: document.documentElement.scrollHeight});
   if (window.parent !== window) window.parent.postMessage(document.title, "*");   // laid out in a phone's frame
 }
 function snippet(el, n) { return (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, n); }
@@ -678,6 +679,10 @@ LAYOUT_WIDTHS = (1280, 390)
 MAX_SCROLLING_DISPLAYS = {1280: 0, 390: 5}
 """At most this many display equations of the whole site may scroll sideways inside their own box at each width
 (the rest fit the text column); none may be cut or run past the column at any width."""
+
+MAX_PAGE_HEIGHT = 40_000
+"""Tallest a page may be at 1280 px (CSS px, its collapsed cells collapsed): about 45 screens of a laptop; a
+taller chapter is split into pages."""
 
 _TOLERANCE = 1.0
 """Pixels by which a drawing may pass a box's edge (rounding) before it counts as passing it."""
@@ -802,8 +807,8 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
 
     At every width: no display equation cut, run past the text column or scrolling with anything but its own
     box, no table cut or past the column, no table caption that scrolls away with its table or is cut
-    (``display_table_caption_problems``). At 1280 px besides: no table wider than the column, no code box that
-    scrolls, no display wider than its box, every figure numbered and drawn at ``MIN_DPI`` or more (on a
+    (``display_table_caption_problems``). At 1280 px besides: no page taller than ``MAX_PAGE_HEIGHT``, no table
+    wider than the column, no code box that scrolls, no display wider than its box, every figure numbered and drawn at ``MIN_DPI`` or more (on a
     phone a table and a code box may scroll, and a figure is drawn smaller, at a higher dpi).
 
     Returns
@@ -819,6 +824,8 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
         problems += [f"{where}: table {w}" for w in report["wide"]]
         problems += [f"{where}: code box {c}" for c in report["code"]]
         problems += [f"{where}: display equation {m}" for m in report["math"]]
+    if desktop and report["height"] > MAX_PAGE_HEIGHT:
+        problems.append(f"{where}: the page is {report['height']} px tall (at most {MAX_PAGE_HEIGHT}): split it")
     if report["math_sources"] and not report["displays"]:
         problems.append(f"{where}: {report['math_sources']} math block(s) but no display typeset by MathJax")
     dpis = []
@@ -838,7 +845,8 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
             problems.append(f"{where}: figure {name} drawn at {drawn:.0f} dpi (at least {MIN_DPI})")
     counts = {"tables": report["tables"], "display equations": report["displays"]}
     if desktop:
-        counts.update({"figures": len(report["images"]), "least dpi": round(min(dpis)) if dpis else None})
+        counts.update({"figures": len(report["images"]), "least dpi": round(min(dpis)) if dpis else None,
+                       "height": report["height"]})
     found, found_problems, scrolling = display_table_caption_problems(report)
     counts.update({k: v for k, v in found.items() if k not in ("displays",)})
     problems += [f"{where}: {p}" for p in found_problems]
