@@ -304,17 +304,27 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             return self._fit_private_lambda(X, y, epsilons)
         if rule == "pruned":
             return self._fit_pruned(X, y, epsilons)
+        weights, eta, sigma = self._release_output(X, y, epsilons, self._lam, sampler)
+        return self._fitted(weights, float(self._lam), eta=eta, sigma=sigma)
+
+    def _release_output(self, X, y, epsilons, lam, sampler) -> tuple:
+        """PDP-OP at ``lam`` (the Gaussian mechanism with ``noise="gaussian"``): sets ``coef_``; returns the weights
+        and ``eta`` and ``sigma`` (NaN where the release has none)."""
         if self.noise == "gaussian":
-            self.coef_, cal = run_gaussian(X, y, epsilons, self._lam, self.delta, self.B, self.random_state,
+            self.coef_, cal = run_gaussian(X, y, epsilons, lam, self.delta, self.B, self.random_state,
                                             rng_name="random_state", sampler=sampler)
-            self.eta_, self.sigma_ = float("nan"), cal.sigma
-        else:
-            self.coef_, cal = run_pdp_op(X, y, epsilons, self._lam, self.B, self.random_state,
-                                          rng_name="random_state", delta=self.delta, sampler=sampler)
-            self.eta_, self.sigma_ = cal.eta, float("nan")
-        self.weights_ = np.array(cal.weights)
-        self.lam_ = float(self._lam)
-        self.tuning_ = None
+            return np.array(cal.weights), float("nan"), cal.sigma
+        self.coef_, cal = run_pdp_op(X, y, epsilons, lam, self.B, self.random_state,
+                                      rng_name="random_state", delta=self.delta, sampler=sampler)
+        return np.array(cal.weights), cal.eta, float("nan")
+
+    def _fitted(self, weights, lam, *, eta=float("nan"), sigma=float("nan"), tuning=None):
+        """Record the fit's public facts (``weights_``; ``eta_`` or ``sigma_``, NaN where the release has none;
+        ``lam_``; ``tuning_``) and return ``self``."""
+        self.weights_ = weights
+        self.eta_, self.sigma_ = eta, sigma
+        self.lam_ = lam
+        self.tuning_ = tuning
         return self
 
     def _fit_gd(self, X, y, epsilons, rule, sampler):
@@ -335,11 +345,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         self.coef_ = noisy_gd(X, y, eps, lam, self.delta, self.random_state, sampler=sampler)
         mus = tolerated_gaussian_mus(eps, self.delta)
-        self.weights_ = mus / mus.sum()
-        self.eta_, self.sigma_ = float("nan"), float("nan")
-        self.lam_ = float(lam)
-        self.tuning_ = None
-        return self
+        return self._fitted(mus / mus.sum(), float(lam))
 
     def _fit_objective(self, X, y, epsilons, rule, sampler):
         """``mechanism="objective"``: objective perturbation on the ball of radius ``B(lam)``, pure DP, floating point
@@ -359,11 +365,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.coef_, cal = release_arrays(X, y, eps, lam, self.random_state, None, 0.5)
         eta, ridge, d = cal.eta, cal.ridge, X.shape[1]
         self._noise_bound = (lambda: noise_energy.objective_energy(eta, ridge, d), False)
-        self.weights_ = eps / eps.sum()
-        self.eta_, self.sigma_ = cal.eta, float("nan")
-        self.lam_ = float(cal.ridge)
-        self.tuning_ = None
-        return self
+        return self._fitted(eps / eps.sum(), float(cal.ridge), eta=cal.eta)
 
     def _fit_ssp(self, X, y, epsilons, rule, sampler):
         """``mechanism="ssp"``: sufficient-statistics perturbation, pure DP (:func:`pdp_lib.mechanisms.ssp.ssp`) or,
@@ -384,11 +386,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         d = X.shape[1]
         self._noise_bound = (lambda: noise_energy.ssp_energy(cal.eta_gram, cal.eta_moment, lam, d,
                                                              noise_energy.gram_floor(A_hat)), False)
-        self.weights_ = eps / eps.sum()
-        self.eta_, self.sigma_ = float("nan"), float("nan")
-        self.lam_ = float(lam)
-        self.tuning_ = None
-        return self
+        return self._fitted(eps / eps.sum(), float(lam))
 
     def _fit_gaussian_ssp(self, X, y, epsilons, rule, sampler):
         """``mechanism="ssp"`` under ``(epsilon_i, delta)``: Gaussian SSP at a fixed ``lam`` or at the public ridge
@@ -421,11 +419,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
             self._noise_bound = (lambda: noise_energy.gaussian_ssp_energy(
                 cal.sigma_gram, cal.sigma_moment, lam, d, noise_energy.gram_floor(release.gram)), False)
         mus = tolerated_gaussian_mus(eps, delta)
-        self.weights_ = mus / mus.sum()
-        self.eta_, self.sigma_ = float("nan"), float("nan")
-        self.lam_ = float(lam)
-        self.tuning_ = None
-        return self
+        return self._fitted(mus / mus.sum(), float(lam))
 
     def _check_gaussian_delta(self, name: str) -> None:
         """The private mean and the automatic choice: pure with ``noise="l2"``, Gaussian with ``delta`` and
@@ -449,12 +443,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         self.coef_ = np.zeros(X.shape[1])
         self.coef_[-1] = value                          # the intercept's coordinate (fit_intercept=True)
         weights = eps if self.delta is None else tolerated_gaussian_mus(eps, self.delta)
-        self.weights_ = weights / weights.sum()
         scale = mean_calibration(weights, exact=sampler == "exact").scale    # Laplace scale, or sigma
-        self.eta_, self.sigma_ = (1.0 / scale, float("nan")) if self.delta is None else (float("nan"), scale)
-        self.lam_ = None
-        self.tuning_ = None
-        return self
+        eta, sigma = (1.0 / scale, float("nan")) if self.delta is None else (float("nan"), scale)
+        return self._fitted(weights / weights.sum(), None, eta=eta, sigma=sigma)
 
     def _fit_auto(self, X, y, epsilons, rule, sampler):
         """``mechanism="auto"``: the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the levels, ``d``
@@ -481,18 +472,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         grid = check_grid(DEFAULT_GRID if self.lam_grid is None else self.lam_grid, "lam_grid")
         choice = choose_lambda(X, y, eps, grid, "pruned", validation_fraction=self.validation_fraction,
                                B=self.B)
-        if self.noise == "gaussian":
-            self.coef_, cal = run_gaussian(X, y, eps, choice.lam, self.delta, self.B, self.random_state,
-                                            rng_name="random_state", sampler=self.sampler)
-            self.eta_, self.sigma_ = float("nan"), cal.sigma
-        else:
-            self.coef_, cal = run_pdp_op(X, y, eps, choice.lam, self.B, self.random_state,
-                                          rng_name="random_state", delta=self.delta, sampler=self.sampler)
-            self.eta_, self.sigma_ = cal.eta, float("nan")
-        self.weights_ = np.array(cal.weights)
-        self.lam_ = choice.lam
-        self.tuning_ = choice
-        return self
+        weights, eta, sigma = self._release_output(X, y, eps, choice.lam, self.sampler)
+        return self._fitted(weights, choice.lam, eta=eta, sigma=sigma, tuning=choice)
 
     def _fit_private_lambda(self, X, y, epsilons):
         """``lam="auto"``: private tuning, then the chosen candidate or a refit (chapter *Choosing λ*)."""
@@ -515,16 +496,13 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                 eta = lattice_calibration(math.fsum(first[part]), float(first[part].min()), rounds_bound(part.size),
                                           choice.lam, X.shape[1], self.B).eta
             self.coef_ = choice.models[k].copy()
-            self.weights_ = np.zeros(eps.size)
-            self.weights_[part] = cal.weights
+            weights = np.zeros(eps.size)
+            weights[part] = cal.weights
         else:
             self.coef_, cal = run_pdp_op(X, y, rest, choice.lam, self.B, gen, sampler=self.sampler)
-            self.weights_ = np.array(cal.weights)
+            weights = np.array(cal.weights)
             eta = cal.eta
-        self.eta_, self.sigma_ = eta, float("nan")
-        self.lam_ = choice.lam
-        self.tuning_ = choice
-        return self
+        return self._fitted(weights, choice.lam, eta=eta, tuning=choice)
 
     def predict(self, X):
         """Return ``X @ coef_ + intercept_``; ``X`` finite with the ``n_features_in_`` columns seen in ``fit``.

@@ -31,6 +31,7 @@ __all__ = [
     "check_fraction",
     "check_rng",
     "check_finite",
+    "check_choice",
     "MAX_LEVEL",
 ]
 
@@ -229,6 +230,14 @@ def check_fraction(value, name: str, *, closed_low: bool = True, closed_high: bo
         hi = "]" if closed_high else ")"
         raise ValueError(f"{name} = {x!r} is outside the allowed range {lo}0, 1{hi}")
     return x
+
+
+def check_choice(value, name: str, allowed, use: str) -> str:
+    """Validate a choice by name: ``value`` if it is a string among ``allowed``, else :class:`ValueError`
+    ``"<name> = <value> is not allowed; use <use>"``, ``use`` saying what each allowed value means."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} = {value!r} is not allowed; use {use}")
+    return value
 
 
 def check_rng(rng, name: str = "rng") -> np.random.Generator:

@@ -64,18 +64,24 @@ def _centre(X, y, eps, lam, cal):
     return lattice.lattice_centre(G, m, S, lam, cal.step_exponent)
 
 
+def _centre_moves(X, y, levels, lam, cal):
+    """``(i, ||m - m'||^2)``, exactly, for each point ``i`` replaced by each corner of the domain (``d = 2``)."""
+    d = X.shape[1]
+    base = _centre(X, y, levels, lam, cal)
+    for i, corner in itertools.product(range(X.shape[0]), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = corner[:d], corner[d]
+        other = _centre(X2, y2, levels, lam, cal)
+        yield i, sum((a - b) ** 2 for a, b in zip(base, other))
+
+
 @pytest.mark.parametrize("lam, B", [(1.0, None), (0.3, "sharp"), (5.0, None)])
 def test_no_neighbour_moves_the_centre_beyond_epsilon_i(lam, B):
     X, y, eps = _problem()
     n, d = X.shape
     cal = _cal(eps, n, lam, d, B)
-    base = _centre(X, y, eps, lam, cal)
     worst = 0.0
-    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
-        X2, y2 = X.copy(), y.copy()
-        X2[i], y2[i] = corner[:d], corner[d]
-        other = _centre(X2, y2, eps, lam, cal)
-        sq = sum((a - b) ** 2 for a, b in zip(base, other))
+    for i, sq in _centre_moves(X, y, eps, lam, cal):
         assert cal.rate ** 2 * sq <= Fraction(eps[i]) ** 2        # t ||m - m'|| <= eps_i, exactly
         worst = max(worst, float(cal.rate) * math.sqrt(sq) / eps[i])
     assert 0.1 < worst <= 1.0          # the search reaches a real fraction of the budget, not a trivial one
@@ -176,6 +182,25 @@ def test_bad_input_is_refused_by_name():
         lattice.lattice_calibration(1.0, 1.0, 10**9, 1e-15, 3)      # 10**9 roundings: a plain sum of 1e9 rows
 
 
+def test_every_release_from_sums_refuses_more_roundings_than_the_proof_allows():
+    from pdp_lib.mechanisms import adassp, private_mean, ssp
+
+    X, y, eps = _problem(n=10, d=2)
+    G, m, _ = lattice.weighted_sums(X, y, eps)
+    total, low, n = math.fsum(eps), float(eps.min()), 10
+    rounds = lattice.rounds_bound(n) + 1
+    assert lattice.check_sums_rounds(rounds - 1, n) == lattice.rounds_bound(n)
+    releases = [lambda: lattice.release_from_sums(G, m, total, low, n, rounds, 1.0, None, 1),
+                lambda: ssp.statistics_from_sums(G, m, total, low, n, rounds, 1),
+                lambda: adassp.release_from_sums(G, m, total, low, n, rounds, 1, 1e-5),
+                lambda: private_mean.mean_from_sums(0.5, total, low, n, rounds, 1, gaussian=False)]
+    message = (rf"the sums met {rounds} roundings, more than the {rounds - 1} the proof allows for 10 rows: they were "
+               r"not accumulated by weighted_sums and Sums")
+    for release in releases:
+        with pytest.raises(RuntimeError, match=message):
+            release()
+
+
 def test_the_audit_computes_the_pair_loss_exactly_and_catches_a_rate_too_high():
     X, y, eps = _problem(n=6, d=2, seed=3)
     X2, y2 = X.copy(), y.copy()
@@ -213,12 +238,7 @@ def test_with_delta_every_neighbour_stays_within_its_loss_range_and_profile(lam,
     assert cal.eta > _cal(eps, n, lam, d).eta
     float_eta = pdp_lib.calibrate(eps, lam, d, delta=delta).eta
     assert 1 - 2.0**-15 < cal.eta / float_eta < 1
-    base = _centre(X, y, reach, lam, cal)
-    for i, corner in itertools.product(range(n), itertools.product([0.0, 1.0], [0.0, 1.0], [-1.0, 1.0])):
-        X2, y2 = X.copy(), y.copy()
-        X2[i], y2[i] = corner[:d], corner[d]
-        other = _centre(X2, y2, reach, lam, cal)
-        sq = sum((a - b) ** 2 for a, b in zip(base, other))
+    for i, sq in _centre_moves(X, y, reach, lam, cal):
         assert cal.rate ** 2 * sq <= Fraction(reach[i]) ** 2          # t ||m - m'|| <= r_i, exactly
     theta = pdp_lib.pdp_op(X, y, eps, lam, rng=4, delta=delta)
     G, m, rounds = lattice.weighted_sums(X, y, reach)

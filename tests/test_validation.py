@@ -409,6 +409,15 @@ def test_none_seed_and_seedsequence_work(name):
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("value", ["Exact", 3, None, ("exact",)])
+def test_a_choice_outside_the_allowed_names_is_refused_by_name(value):
+    from pdp_lib.validation import check_choice
+
+    assert check_choice("exact", "sampler", ("exact", "float"), "'exact' or 'float'") == "exact"
+    with pytest.raises(ValueError, match=re.escape(f"sampler = {value!r} is not allowed; use 'exact' or 'float'")):
+        check_choice(value, "sampler", ("exact", "float"), "'exact' or 'float'")
+
+
 def test_extreme_but_valid_privacy_levels():
     out = pdp_op(X0, Y0, [1e-8, 1e8, 1.0, 1.0, 1.0], 1.0, rng=0)
     assert np.all(np.isfinite(out))

@@ -29,44 +29,34 @@ class Parser(argparse.ArgumentParser):
         raise Exit(status, (message or "").rstrip("\n"))
 
 
-def int_at_least(name, minimum):
-    """An argparse type: an integer ``>= minimum``, refused with a message naming ``name`` and the range."""
+def _number_type(name, parse, kind, inside, allowed, *, show_text=False):
+    """An argparse type: ``parse(text)``, refused unless it parses (as ``kind``, "an integer") and ``inside(value)``,
+    with a message naming ``name``, the value (or the text as given, ``show_text``) and the ``allowed`` range."""
     def convert(text):
         try:
-            value = int(text)
+            value = parse(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not an integer") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{name} = {value} is outside the allowed range [{minimum}, inf)")
+            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not {kind}") from None
+        if not inside(value):
+            shown = text if show_text else value
+            raise argparse.ArgumentTypeError(f"{name} = {shown!r} is outside the allowed range {allowed}")
         return value
     return convert
 
 
+def int_at_least(name, minimum):
+    """An argparse type: an integer ``>= minimum``, refused with a message naming ``name`` and the range."""
+    return _number_type(name, int, "an integer", lambda value: value >= minimum, f"[{minimum}, inf)")
 
 
 def positive_float(name):
     """An argparse type: a finite number ``> 0``, refused with a message naming ``name`` and the range."""
-    def convert(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not a number") from None
-        if not (value > 0 and value < float("inf")):
-            raise argparse.ArgumentTypeError(f"{name} = {value!r} is outside the allowed range (0, inf)")
-        return value
-    return convert
+    return _number_type(name, float, "a number", lambda value: 0 < value < float("inf"), "(0, inf)")
 
 
 def open_fraction(name):
-    def convert(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} = {text!r} is not a number in (0, 1)") from None
-        if not 0 < value < 1:
-            raise argparse.ArgumentTypeError(f"{name} = {text!r} is outside the allowed range (0, 1)")
-        return value
-    return convert
+    """An argparse type: a number in ``(0, 1)``, refused with a message naming ``name`` and the range."""
+    return _number_type(name, float, "a number in (0, 1)", lambda value: 0 < value < 1, "(0, 1)", show_text=True)
 
 
 def lam_or_rule(text):

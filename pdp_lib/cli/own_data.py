@@ -211,7 +211,7 @@ def compare(args) -> int:
                         args)
 
     check_optional(args)
-    from ..replication import rendering
+    from ..replication import comparison_report
 
     with refusing("compare"):
         bounds = _bounds(args)
@@ -228,13 +228,13 @@ def compare(args) -> int:
             out / "comparison.csv", index=False, lineterminator="\n")
         se_note = ("A value followed by ± is a Monte Carlo mean over releases; the ± gives one standard error of that "
                    "mean, as a percentage of the loss.\n\n") if (table["se"] > 0).any() else ""
-        (out / "comparison.md").write_text(rendering.comparison_markdown(table, comparison.OWN_RIDGE) + "\n\n"
-                                           + se_note + comparison.NOTE
+        (out / "comparison.md").write_text(comparison_report.comparison_markdown(table, comparison.OWN_RIDGE)
+                                           + "\n\n" + se_note + comparison.NOTE
                                            + "\n", encoding="utf-8")
         drawn = importlib.util.find_spec("matplotlib") is not None
         if drawn:
-            fig = rendering.comparison_figure(table, title=f"{Path(str(args.data)).name}: {sums.plain.rows} "
-                                                           f"training, {sums.test.rows} test rows", note=comparison.NOTE)
+            title = f"{Path(str(args.data)).name}: {sums.plain.rows} training, {sums.test.rows} test rows"
+            fig = comparison_report.comparison_figure(table, title=title, note=comparison.NOTE)
             fig.savefig(out / "comparison.png", dpi=150)
         else:
             print("comparison.png not drawn: it needs matplotlib: pip install 'pdp_lib[plot]'", file=sys.stderr)

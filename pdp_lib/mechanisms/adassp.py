@@ -75,22 +75,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..gaussian_curves import tolerated_gaussian_mus
-from ..validation import check_fraction, check_problem, check_rng
+from ..validation import check_choice, check_fraction, check_problem, check_rng
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits
-from .lattice import (
-    check_floating_point,
-    power_of_two_at_most,
-    sqrt_up,
-    grid_step_exponent,
-    check_release_levels,
-    check_sampler,
-    double_above,
-    double_below,
-    rounds_bound,
-    sums_rounding_bound,
-    weighted_sums,
-)
+from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sums_rounds, double_above, double_below,
+                      grid_step_exponent, power_of_two_at_most, sqrt_up, sums_rounding_bound, weighted_sums)
 from .ssp import solve_clipped, symmetric_from_upper, lattice_statistics, ssp_sensitivities
 
 __all__ = ["AdaSSPCalibration", "AdaSSPRelease", "adassp_sensitivities", "adassp_calibration", "adassp_release",
@@ -102,8 +91,6 @@ SHARES = (1 / 3, 1 / 3, 1 / 3)
 
 FAILURE = 0.05
 """``varrho``, the probability the ridge rule allows for the noise's spectral norm to exceed its bound (Wang's)."""
-
-_STEP_SLACK = Fraction(1, 1 << 20)
 
 
 def adassp_sensitivities(d: int) -> tuple:
@@ -194,7 +181,7 @@ def adassp_calibration(total: float, mu_min: float, d: int, delta: float, shares
     alpha = sums_rounding_bound(rounds, d, mu_min_q)
     beta = alpha / d * sqrt_d
     smallest = mu_min_q * min(sqrt_p, 2 * sqrt_d) / M_lo
-    g = grid_step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, mu_min_q)))
+    g = grid_step_exponent(smallest * STEP_SLACK / (sqrt_p * max(1, mu_min_q)))
     gamma = power_of_two_at_most(-g)
     a = [sqrt_p / M_lo + (2 * alpha + gamma * sqrt_p) / mu_min_q,
          2 * sqrt_d / M_lo + (2 * beta + gamma * sqrt_d) / mu_min_q,
@@ -306,11 +293,7 @@ def release_from_sums(gram, moment, total: float, mu_min: float, n: int, rounds:
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    check_floating_point()
-    if rounds > rounds_bound(n):
-        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
-                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
-    cal = adassp_calibration(total, mu_min, d, delta, shares, rounds=rounds_bound(n))
+    cal = adassp_calibration(total, mu_min, d, delta, shares, rounds=check_sums_rounds(rounds, n))
     g = cal.step_exponent
     gamma = power_of_two_at_most(-g)
     m_a, m_b = lattice_statistics(gram, moment, total, g)
@@ -427,10 +410,8 @@ SOLVES = ("clip", "pinv")
 
 def check_solve(solve) -> str:
     """``"clip"`` or ``"pinv"``, refused otherwise by name."""
-    if not isinstance(solve, str) or solve not in SOLVES:
-        raise ValueError(f"solve = {solve!r} is not allowed; use 'clip' (the noisy Gram matrix's negative "
-                         f"eigenvalues set to 0) or 'pinv' (the pseudo-inverse, as published)")
-    return solve
+    return check_choice(solve, "solve", SOLVES, "'clip' (the noisy Gram matrix's negative eigenvalues set to 0) or "
+                                                "'pinv' (the pseudo-inverse, as published)")
 
 
 def solve_release(gram, moment, lam: float, solve: str) -> np.ndarray:

@@ -33,14 +33,14 @@ from fractions import Fraction
 import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
-from ..validation import check_dimension, check_positive
+from ..validation import check_choice, check_dimension, check_positive
 from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
 from .exact_sampling import RandomBits, sample_lattice_l2
 
 __all__ = ["LatticeCalibration", "check_sampler", "noise_law", "NOISE_LAWS", "weighted_sums", "merged_rounds",
            "LATTICE_LAW_DIMENSION", "rounds_bound", "unit_roundoff_gamma", "accumulation_error",
            "lattice_calibration", "lattice_centre", "integer_system", "sums_rounding_bound", "check_release_levels", "release_from_sums",
-           "SAMPLERS", "BLOCK_ROWS"]
+           "check_sums_rounds", "STEP_SLACK", "SAMPLERS", "BLOCK_ROWS"]
 
 SAMPLERS = ("exact", "float")
 """``"exact"``: the lattice release of this module.  ``"float"``: the floating-point ℓ2-Laplace sampler of
@@ -50,10 +50,8 @@ SAMPLERS = ("exact", "float")
 
 def check_sampler(sampler) -> str:
     """Validate the choice of sampler: ``"exact"`` (the lattice release) or ``"float"``."""
-    if not isinstance(sampler, str) or sampler not in SAMPLERS:
-        raise ValueError(f"sampler = {sampler!r} is not allowed; use 'exact' (the lattice release, safe in "
-                         f"floating point) or 'float' (exact only over the reals)")
-    return sampler
+    return check_choice(sampler, "sampler", SAMPLERS, "'exact' (the lattice release, safe in floating point) or "
+                                                      "'float' (exact only over the reals)")
 
 
 NOISE_LAWS = {
@@ -133,10 +131,12 @@ def merged_rounds(a: int, b: int) -> int:
 
 
 _U = Fraction(1, 1 << 53)             # unit roundoff of IEEE 754 binary64, round to nearest
-_STEP_SLACK = Fraction(1, 1 << 20)    # gamma sqrt(d) <= 2**-20 of the smallest sensitivity (and of 1/eta)
 _SQRT_BITS = 64
 _LARGEST_TOTAL = 2.0**1000     # the levels' sum: the sums stay finite, whatever their rounding
 _SMALLEST_LEVEL = 2.0**-1000   # the smallest level: the underflow term mu stays below 2**-72
+STEP_SLACK = Fraction(1, 1 << 20)
+"""How fine the grid of every exact release is: its step ``gamma`` has ``gamma sqrt(d)`` at most this fraction of the
+smallest sensitivity (and of ``1/eta``)."""
 
 
 def unit_roundoff_gamma(k: int) -> Fraction:
@@ -294,7 +294,7 @@ def lattice_calibration(total: float, eps_min: float, rounds: int, lam, d: int, 
     S_lo = Fraction(total) * (1 - Fraction(1, 1 << 52))
     e = accumulation_error(rounds, d, lam_q, eps_min_q, B_up)
     delta_min = eps_min_q * c_up / S_lo
-    g = grid_step_exponent(delta_min * _STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
+    g = grid_step_exponent(delta_min * STEP_SLACK / (sqrt_d * max(1, eps_min_q)))
     if step_exponent is not None:
         if isinstance(step_exponent, bool) or not isinstance(step_exponent, numbers.Integral) or step_exponent < g:
             raise ValueError(f"step_exponent = {step_exponent!r} is outside the allowed range [{g}, inf) of integers: "
@@ -501,6 +501,17 @@ def check_floating_point() -> None:
                            "proof assumes IEEE 754 gradual underflow: restore it (a module may have set FTZ/DAZ)")
 
 
+def check_sums_rounds(rounds: int, n: int) -> int:
+    """Refuse to release from sums of ``n`` rows where the arithmetic is not the proof's (:func:`check_floating_point`)
+    or the sums met more roundings than :func:`rounds_bound` of ``n``; returns that bound, which the calibration uses
+    (so the noise does not depend on the layout of the rows)."""
+    check_floating_point()
+    if rounds > rounds_bound(n):
+        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
+                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    return rounds_bound(n)
+
+
 def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds: int, lam, B, rng,
                       law=None, step_exponent=None) -> tuple:
     """The lattice release from the sums of ``n`` rows: ``(theta_hat, calibration, (m, k))``.
@@ -522,12 +533,9 @@ def release_from_sums(gram, moment, total: float, eps_min: float, n: int, rounds
     system's cryptographic source).
     """
     d = check_dimension(np.asarray(moment).size)
-    check_floating_point()
-    if rounds > rounds_bound(n):
-        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
-                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
-    cal = lattice_calibration(total, eps_min, rounds_bound(n), lam, d, B, step_exponent=step_exponent)
-    alpha = sums_rounding_bound(rounds_bound(n), d, eps_min)
+    bound = check_sums_rounds(rounds, n)
+    cal = lattice_calibration(total, eps_min, bound, lam, d, B, step_exponent=step_exponent)
+    alpha = sums_rounding_bound(bound, d, eps_min)
     m = lattice_centre(np.asarray(gram, dtype=float), np.asarray(moment, dtype=float), total, lam,
                        cal.step_exponent, alpha=alpha)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)

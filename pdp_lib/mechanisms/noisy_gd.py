@@ -59,18 +59,9 @@ from ..gaussian_curves import tolerated_gaussian_mus
 from ..validation import check_count, check_fraction, check_positive, check_problem, check_rng
 from .exact_rounding import sample_rounded_gaussian
 from .exact_sampling import RandomBits
-from .lattice import (
-    check_floating_point,
-    power_of_two_at_most,
-    sqrt_up,
-    grid_step_exponent,
-    check_release_levels,
-    check_sampler,
-    double_above,
-    rounds_bound,
-    sums_rounding_bound,
-    weighted_sums,
-)
+from .lattice import (STEP_SLACK, check_floating_point, check_release_levels, check_sampler, double_above,
+                      grid_step_exponent, power_of_two_at_most, rounds_bound, sqrt_up, sums_rounding_bound,
+                      weighted_sums)
 
 __all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noisy_gd_draws", "check_radius", "STEPS",
            "MAX_STEPS", "run_lattice"]
@@ -78,7 +69,6 @@ __all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noi
 STEPS = 20
 """The default number of steps ``T``."""
 
-_STEP_SLACK = Fraction(1, 1 << 20)
 _RADIUS_SLACK = Fraction(1, 1 << 40)
 
 
@@ -137,7 +127,7 @@ def gd_calibration(total: float, mu_min: float, d: int, delta: float, steps: int
     mu_min_q = Fraction(float(mu_min))
     alpha = sums_rounding_bound(rounds, d, mu_min_q)
     beta = alpha / d * sqrt_d
-    g = grid_step_exponent(mu_min_q * G / M_lo * _STEP_SLACK / max(1, G))
+    g = grid_step_exponent(mu_min_q * G / M_lo * STEP_SLACK / max(1, G))
     gamma = power_of_two_at_most(-g)
     a = G / M_lo + (2 * (alpha * R + beta) + gamma * sqrt_d) / mu_min_q
     sigma = double_above(sqrt_up(a * a * steps))

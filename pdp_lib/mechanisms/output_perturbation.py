@@ -13,6 +13,7 @@ import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
 from ..validation import (
+    check_choice,
     check_data,
     check_problem,
     check_count,
@@ -61,10 +62,8 @@ WEIGHTINGS = ("optimal", "epsilon")
 
 def check_weighting(weighting) -> str:
     """Validate the choice of weights under ``(epsilon_i, delta)``: ``"optimal"`` or ``"epsilon"``."""
-    if not isinstance(weighting, str) or weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting = {weighting!r} is not allowed; use 'optimal' (the least noise) or "
-                         f"'epsilon' (w_i proportional to epsilon_i, the paper's weights)")
-    return weighting
+    return check_choice(weighting, "weighting", WEIGHTINGS, "'optimal' (the least noise) or 'epsilon' "
+                                                            "(w_i proportional to epsilon_i, the paper's weights)")
 
 
 def noise_optimal_weights(reach) -> np.ndarray:

@@ -39,13 +39,12 @@ import numpy as np
 from ..validation import check_epsilons, check_fraction, check_labels, check_rng
 from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
 from .exact_sampling import RandomBits
-from .lattice import (check_floating_point, check_release_levels, check_sampler, double_above, grid_step_exponent,
-                      power_of_two_at_most, rounds_bound, sums_rounding_bound)
+from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sums_rounds, double_above,
+                      grid_step_exponent, power_of_two_at_most, sums_rounding_bound)
 
 __all__ = ["MeanCalibration", "mean_calibration", "private_mean", "SENSITIVITY", "noise_variance",
            "sums_mean_calibration", "mean_from_sums"]
 
-_STEP_SLACK = Fraction(1, 1 << 20)
 
 SENSITIVITY = 2
 """Replacing point ``i`` (its label in ``[-1, 1]``, its weight kept) moves ``sum_i w_i y_i`` by at most
@@ -105,7 +104,7 @@ def mean_calibration(levels, *, exact: bool = True) -> MeanCalibration:
 def _on_the_grid(total: Fraction, smallest: Fraction, charge: Fraction) -> MeanCalibration:
     """The grid's step and the exact release's noise: spread ``2/total + (charge + gamma)/smallest``, the Laplace
     scale ``1/eta'`` or the Gaussian's ``sigma'``, exactly; ``charge`` bounds twice the centre's computing error."""
-    g = grid_step_exponent(SENSITIVITY * smallest / total * _STEP_SLACK)
+    g = grid_step_exponent(SENSITIVITY * smallest / total * STEP_SLACK)
     gamma = power_of_two_at_most(-g)
     spread = SENSITIVITY / total + (charge + gamma) / smallest
     return MeanCalibration(scale=double_above(spread), step_exponent=g, rate=gamma / spread)
@@ -155,14 +154,11 @@ def mean_from_sums(label_sum: float, total: float, weight_min: float, n: int, ro
         scale = SENSITIVITY / float(total)
         noise = gen.normal(scale=scale) if gaussian else gen.laplace(scale=scale)
         return float(label_sum) / float(total) + noise, MeanCalibration(scale=scale)
-    check_floating_point()
-    if rounds > rounds_bound(n):
-        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
-                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
+    bound = check_sums_rounds(rounds, n)
     if rng is not None and not isinstance(rng, RandomBits):
         check_rng(rng)
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    cal = sums_mean_calibration(total, weight_min, rounds_bound(n))
+    cal = sums_mean_calibration(total, weight_min, bound)
     return _draw_on_grid(Fraction(float(label_sum)) / Fraction(float(total)), cal, bits, gaussian), cal
 
 

@@ -63,18 +63,8 @@ import numpy as np
 from ..validation import check_fraction, check_positive, check_problem, check_rng
 from .exact_rounding import sample_rounded_l2
 from .exact_sampling import RandomBits
-from .lattice import (
-    check_floating_point,
-    power_of_two_at_most,
-    sqrt_up,
-    grid_step_exponent,
-    check_release_levels,
-    check_sampler,
-    double_below,
-    rounds_bound,
-    sums_rounding_bound,
-    weighted_sums,
-)
+from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sums_rounds, double_below,
+                      grid_step_exponent, power_of_two_at_most, sqrt_up, sums_rounding_bound, weighted_sums)
 from .output_perturbation import _sample_l2_laplace
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "float_statistics", "statistics_from_sums",
@@ -82,8 +72,6 @@ __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statis
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
-
-_STEP_SLACK = Fraction(1, 1 << 20)
 
 
 def ssp_sensitivities(d: int) -> tuple:
@@ -138,7 +126,7 @@ def ssp_calibration(total: float, eps_min: float, d: int, share: float = SHARE, 
     alpha = sums_rounding_bound(rounds, d, eps_min_q)
     beta = alpha / d * sqrt_d
     smallest = eps_min_q * min(sqrt_p, 2 * sqrt_d) / S_lo            # the smallest per-point sensitivity
-    g = grid_step_exponent(smallest * _STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
+    g = grid_step_exponent(smallest * STEP_SLACK / (sqrt_p * max(1, eps_min_q)))
     gamma = power_of_two_at_most(-g)
     eta_a = double_below(rho_q / (sqrt_p / S_lo + (2 * alpha + gamma * sqrt_p) / eps_min_q))
     eta_b = double_below((1 - rho_q) / (2 * sqrt_d / S_lo + (2 * beta + gamma * sqrt_d) / eps_min_q))
@@ -234,11 +222,7 @@ def statistics_from_sums(gram, moment, total: float, eps_min: float, n: int, rou
     d = np.asarray(moment).size
     p = d * (d + 1) // 2
     bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    check_floating_point()
-    if rounds > rounds_bound(n):
-        raise RuntimeError(f"the sums met {rounds} roundings, more than the {rounds_bound(n)} the proof allows for "
-                           f"{n} rows: they were not accumulated by weighted_sums and Sums")
-    cal = ssp_calibration(total, eps_min, d, share, rounds=rounds_bound(n))
+    cal = ssp_calibration(total, eps_min, d, share, rounds=check_sums_rounds(rounds, n))
     m_a, m_b = lattice_statistics(gram, moment, total, cal.step_exponent)
     k_a = sample_rounded_l2(cal.rate_gram, p, bits)
     k_b = sample_rounded_l2(cal.rate_moment, d, bits)

@@ -9,6 +9,8 @@ imports only from below and never the other way round:
 ``misses``     why a published cell lies outside its band: a computed cause for each miss
 ``readings``   the computed facts the reading after each rebuilt table and figure cites
 ``rendering``  numbered, captioned tables and figures for the book, in one style
+``styles``     that style: the methods' titles, colours and line styles, the figures' settings
+``comparison_report``  ``python -m pdp_lib compare``'s table and figure
 
 The modules are imported on use (``from pdp_lib.replication import rendering``).
 """

@@ -12,6 +12,9 @@ numbered, captioned MyST table or figure, with its caption and label taken from 
 the notebook.  :func:`show_code` prints a library function's source for the theory chapters.
 Published values come from :mod:`pdp_lib.experiments.published` and the authors' raw outputs from
 :mod:`pdp_lib.replication.authors`; they are only ever displayed beside rebuilt numbers.
+The methods' titles, colours and line styles and the figures' style come from :mod:`pdp_lib.replication.styles`,
+and ``python -m pdp_lib compare``'s table and figure from :mod:`pdp_lib.replication.comparison_report`; their
+names are importable from this module too.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ import pandas as pd
 from ..experiments.targets import get_target
 from ..formatting import MACHINE_ZERO, is_machine_zero, sci_loss
 from .authors import file_reading, load_reference, reference_column
+from .comparison_report import comparison_figure, comparison_markdown  # noqa: F401 - the chapters' names
 from .readings import target_facts
+from .styles import (FIGURE_STYLE, FIGURE_WIDTH, METHOD_COLORS, METHOD_LINESTYLES, METHOD_TITLES,  # noqa: F401
+                     OKABE_ITO, SWEEP_AXES, SWEEP_TITLES, column_title)
 from .verdicts import band_verdicts
 
 __all__ = [
@@ -47,82 +53,6 @@ __all__ = [
     "show_code",
     "glue_facts",
 ]
-
-METHOD_TITLES = {
-    "pdp_op": "PDP-OP",
-    "non_personalized": "non-personalized",
-    "jorgensen_max": "Jorgensen max",
-    "jorgensen_mean": "Jorgensen mean",
-    "non_private": "non-private",
-    # beyond the paper (chapter "Does personalization pay?"); oracles read the test set
-    "pdp_op_sharp": "PDP-OP, sharp B*",
-    "threshold_public": "best public threshold",
-    "threshold_oracle": "oracle threshold (not private)",
-    "jorgensen_oracle": "Jorgensen, oracle t (not private)",
-    "mean": "training mean (not private)",
-    "midpoint": "bounds' midpoint (no data)",
-    # beyond output perturbation (chapter "Beyond output perturbation"), pure DP
-    "ssp": "SSP (Monte Carlo)",
-    "objective": "objective perturbation (Monte Carlo)",
-    "private_mean": "private mean",
-    "ssp_gaussian": "Gaussian SSP, public ridge (δ, Monte Carlo)",
-    "adassp": "AdaSSP (δ, Monte Carlo)",
-    "gd": "noisy GD (δ, Monte Carlo)",
-    "private_mean_delta": "private mean (δ)",
-    # the release mechanism="auto" chooses (chapter "Which mechanism, which λ"): a row repeated, in tables only
-    "auto": "automatic choice (SSP or private mean)",
-    "auto_delta": "automatic choice (δ)",
-}
-SWEEP_TITLES = {
-    "lam": "$\\lambda$",
-    "eps_c": "$\\varepsilon_c$",
-    "eps_m": "$\\varepsilon_m$",
-    "f_c": "$f_c$",
-    "fraction": "training fraction",
-}
-_SWEEP_AXIS = {
-    "lam": "regularization $\\lambda$",
-    "eps_c": "privacy level of conservatives $\\varepsilon_c$",
-    "eps_m": "privacy level of mediums $\\varepsilon_m$",
-    "f_c": "fraction of conservatives $f_c$",
-    "fraction": "fraction of the training set used",
-}
-# the Okabe-Ito palette (safe for the common colour-vision deficiencies); line styles tell the
-# methods apart without colour too
-OKABE_ITO = ("#0072B2", "#D55E00", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
-METHOD_COLORS = {"pdp_op": "#0072B2", "non_personalized": "#D55E00", "jorgensen_max": "#E69F00",
-                 "jorgensen_mean": "#009E73", "non_private": "#000000", "pdp_op_sharp": "#56B4E9",
-                 "threshold_public": "#CC79A7", "threshold_oracle": "#CC79A7", "jorgensen_oracle": "#E69F00",
-                 "mean": "#F0E442", "midpoint": "#000000", "ssp": "#56B4E9", "objective": "#D55E00",
-                 "private_mean": "#009E73", "ssp_gaussian": "#56B4E9", "adassp": "#0072B2", "gd": "#E69F00",
-                 "private_mean_delta": "#009E73"}
-"""Each method's colour in every figure (an oracle shares its rule's colour and is drawn dashed)."""
-METHOD_LINESTYLES = {"pdp_op": "-", "non_personalized": "--", "jorgensen_max": "-.", "jorgensen_mean": ":",
-                     "non_private": "-", "pdp_op_sharp": "-", "threshold_public": "-", "threshold_oracle": "--",
-                     "jorgensen_oracle": "--", "mean": ":", "midpoint": ":", "ssp": "-.", "objective": ":",
-                     "private_mean": "--", "ssp_gaussian": "--", "adassp": "-.", "gd": "--",
-                     "private_mean_delta": ":"}
-"""Each method's line style: the methods stay apart without colour too."""
-FIGURE_STYLE = {
-    # matplotlib's own text form of cycler(color=OKABE_ITO): this module imports without matplotlib (compare's
-    # table needs none), and rcParams parses the text when a figure is drawn
-    "axes.prop_cycle": f"cycler(color={list(OKABE_ITO)!r})",
-    # a 7.4-inch figure shown at the text column's width (688 px at a 1280 px window): 1 pt is about
-    # 1.29 px, so 10.5 pt tick labels and legends are about 13.6 px, more than 80% of the 16 px body text
-    "font.size": 11.0, "axes.labelsize": 11.5, "axes.titlesize": 11.5, "xtick.labelsize": 10.5,
-    "ytick.labelsize": 10.5, "legend.fontsize": 10.5,
-    # opaque white, so that the figure reads the same in the site's dark mode
-    "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
-    "savefig.transparent": False, "figure.dpi": 130,
-}
-"""The rc settings of every rebuilt figure: a colour-blind-safe palette, fonts sized for the page."""
-_FIGURE_WIDTH = 7.4  # inches: the text column
-
-
-def column_title(column: str) -> str:
-    """``"unreg_pdp_op"`` -> ``"unreg. PDP-OP"``."""
-    kind, _, method = column.partition("_")
-    return f"{'unreg.' if kind == 'unreg' else 'reg.'} {METHOD_TITLES[method]}"
 
 
 def _pivot(table: pd.DataFrame, field: str) -> pd.DataFrame:
@@ -216,7 +146,7 @@ def plot_target(target: str, table: pd.DataFrame, axes, *, reference: pd.DataFra
         ax.set_yscale("log")
         if spec.sweep == "lam":
             ax.set_xscale("log")
-        ax.set_xlabel(_SWEEP_AXIS[spec.sweep])
+        ax.set_xlabel(SWEEP_AXES[spec.sweep])
         what = "standard deviation of the " if spec.statistic == "std" else ""
         ax.set_ylabel(f"{what}{'unregularized' if kind == 'unreg' else 'regularized'} test loss")
         ax.grid(True, which="major", alpha=0.3)
@@ -384,7 +314,7 @@ def target_figure(target: str, table: pd.DataFrame):
     spec = get_target(target)
     reference = reference_series(target) if spec.source_csv is not None else None
     with plt.rc_context(FIGURE_STYLE):
-        fig, axes = plt.subplots(2, 1, figsize=(_FIGURE_WIDTH, 7.6), sharex=True)
+        fig, axes = plt.subplots(2, 1, figsize=(FIGURE_WIDTH, 7.6), sharex=True)
         plot_target(target, table, axes, reference=reference, legend=False)
         axes[0].set_xlabel("")
         handles, labels = {}, []
@@ -560,55 +490,3 @@ def show_code(fn) -> None:
     if ast.get_docstring(node) is not None:
         node.body = node.body[1:]
     print(ast.unparse(tree))
-
-
-def comparison_markdown(table: pd.DataFrame, own_ridge=()) -> str:
-    """``python -m pdp_lib compare``'s table: a row per mechanism, a column per ``lambda``, expected test losses.
-
-    A Monte Carlo estimate (Jorgensen et al.'s rows) carries its relative standard error after ``±``.  The rows in
-    ``own_ridge`` choose their own ridge: their one value stands in the first column, and the others say so.
-    """
-    from ..formatting import markdown_table, sig
-
-    methods = list(dict.fromkeys(table["method"]))
-    lams = list(dict.fromkeys(table["lam"]))
-    cells = {(r.method, r.lam): sci_loss(r.loss) + (f" ±{sig(100 * r.se / r.loss, 2)}%" if r.se > 0 else "")
-             for r in table.itertuples()}
-    for m in set(own_ridge) & set(methods):
-        for lam in lams[1:]:
-            cells[m, lam] = "(its own λ)"
-    rows = [[METHOD_TITLES.get(m, m), *(cells[m, lam] for lam in lams)] for m in methods]
-    return markdown_table(["mechanism", *(f"λ = {sig(lam)}" for lam in lams)], rows)
-
-
-def comparison_figure(table: pd.DataFrame, title: str = "", note: str = ""):
-    """``python -m pdp_lib compare``'s figure: each mechanism's expected test loss against ``lambda``, log-log (the
-    rows of :data:`pdp_lib.io.comparison.CHOSEN`, which repeat another row, are left out).
-
-    ``note``, when given, is printed under the axes (the command line's: units and privacy).
-    """
-    import matplotlib.pyplot as plt
-
-    from ..io.comparison import CHOSEN
-
-    table = table[~table["method"].isin(CHOSEN)]      # each repeats another row's loss: the table shows them
-    with plt.rc_context(FIGURE_STYLE):
-        fig, ax = plt.subplots(figsize=(_FIGURE_WIDTH, 4.2))
-        for method, part in table.groupby("method", sort=False):
-            ax.errorbar(part["lam"], part["loss"], yerr=1.96 * part["se"], label=METHOD_TITLES.get(method, method),
-                        color=METHOD_COLORS.get(method), ls=METHOD_LINESTYLES.get(method, "-"), capsize=2)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(_SWEEP_AXIS["lam"])
-        ax.set_ylabel("expected test loss (scaled label)")
-        if title:
-            ax.set_title(title)
-        ax.legend(fontsize=8, ncol=2)
-        if note:
-            import textwrap
-
-            fig.text(0.01, 0.005, textwrap.fill(note, 120), fontsize=7, va="bottom", ha="left")
-            fig.tight_layout(rect=(0, 0.09, 1, 1))
-        else:
-            fig.tight_layout()
-    return fig

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..formatting import markdown_table, ratio_text, sci, sig
-from .rendering import METHOD_TITLES
+from .styles import METHOD_TITLES
 
 
 __all__ = [
