@@ -343,14 +343,21 @@ def main(argv=None) -> int:
         numbered, found = numbering_problems(pdf.with_suffix(".aux"), args.site)
         problems += found
 
+    return verdict(problems, str(pdf),
+                   f"PDF OK: {pages} pages, the {len(files)} titles of the table of contents, no '??' nor undefined "
+                   f"reference, {glued} glued numbers, {expected} figures"
+                   + (f", {numbered} tables, figures and equations numbered as on the site" if numbered else ""))
+
+
+def verdict(problems: list, where: str, ok: str) -> int:
+    """Print ``problems`` found in ``where`` one per line and return 1, or print ``ok`` and return 0: the exit
+    status of a check (this one and ``check_site``)."""
     if problems:
-        print(f"{len(problems)} problem(s) in {pdf}:")
+        print(f"{len(problems)} problem(s) in {where}:")
         for p in problems:
             print(f"- {p}")
         return 1
-    print(f"PDF OK: {pages} pages, the {len(files)} titles of the table of contents, no '??' nor undefined "
-          f"reference, {glued} glued numbers, {expected} figures"
-          + (f", {numbered} tables, figures and equations numbered as on the site" if numbered else ""))
+    print(ok)
     return 0
 
 

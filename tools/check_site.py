@@ -975,14 +975,9 @@ def main(argv=None) -> int:
                   f"{totals['tables']} tables ({totals['tables scrolling']} scrolling), "
                   f"{totals['table captions']} table captions, {len(problems) - before} layout problem(s)")
     n_pages = len(site_pages(root))
-    if problems:
-        print(f"{len(problems)} problem(s) in {n_pages} pages:")
-        for p in problems:
-            print(f"- {p}")
-        return 1
-    print(f"site OK: {n_pages} pages, every internal link and anchor resolves, no problem markers, every "
-          "figure's image has an alt text, no link's text shows raw LaTeX")
-    return 0
+    return check_pdf.verdict(problems, f"{n_pages} pages",
+                             f"site OK: {n_pages} pages, every internal link and anchor resolves, no problem "
+                             "markers, every figure's image has an alt text, no link's text shows raw LaTeX")
 
 
 if __name__ == "__main__":
