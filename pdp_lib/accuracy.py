@@ -28,7 +28,7 @@ book's chapter *Accuracy of PDP-OP* (``book/accuracy.ipynb``).
 Labels drawn under Assumption 3.2 may leave ``[-1, 1]``: the privacy theorems
 do not cover such data, and the public mechanism refuses them.  The
 simulation therefore calls the mechanism's unchecked internals
-(``pdp_lib.mechanisms.output_perturbation._weighted_ridge`` and ``_sample_l2_laplace``) so that the
+(``pdp_lib.mechanisms.output_perturbation.weighted_ridge_unchecked`` and ``sample_l2_laplace_unchecked``) so that the
 accuracy statement can be checked on exactly the data it is about.
 """
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import noise_norm_chebyshev, noise_norm_quantile
-from .mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import sample_l2_laplace_unchecked, weighted_ridge_unchecked, calibrate
 from .validation import (
     check_count,
     check_features,
@@ -263,10 +263,10 @@ def simulate_accuracy(X, theta_star, weights, lam, eta, sigma, runs, rng=None) -
     Y = clean[:, None] + noise
     # eq. (2) is linear in the labels: theta_bar = theta_bar(clean) + theta_bar(noise), each
     # solved by the mechanism's solver (all runs at once: it takes a matrix of label vectors)
-    theta_clean = _weighted_ridge(X, clean, w, lam)
-    theta_noise = _weighted_ridge(X, noise, w, lam).T  # (runs, d) = H^{-1} S
+    theta_clean = weighted_ridge_unchecked(X, clean, w, lam)
+    theta_noise = weighted_ridge_unchecked(X, noise, w, lam).T  # (runs, d) = H^{-1} S
     theta_bar = theta_clean[None, :] + theta_noise
-    Z = _sample_l2_laplace(eta, d, runs, g_noise)
+    Z = sample_l2_laplace_unchecked(eta, d, runs, g_noise)
     theta_hat = theta_bar + Z
     S = ((X * w[:, None]).T @ noise).T
     return AccuracyRuns(

@@ -41,7 +41,7 @@ from .bounds import noise_scale
 from .curves import (check_eps_prime, gaussian_privacy_profile, l2_privacy_profile,  # noqa: F401
                      laplace_privacy_profile, largest_gaussian_mu, largest_loss_range)
 from .mechanisms.gaussian import gaussian_calibration
-from .mechanisms.output_perturbation import _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import weighted_ridge_unchecked, calibrate
 from .moments import QuadraticLoss
 from .validation import check_dimension, check_epsilons, check_fraction, check_problem
 
@@ -258,11 +258,11 @@ def mechanism_losses(X, y, X_test, y_test, epsilons, lam, delta, B=None, penalty
              gaussian_calibration(np.full(eps.size, eps.min()), lam, d, delta, B)]
     means, noise = [], []
     for cal in ell2:
-        theta = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+        theta = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
         means.append(float(loss.moments(theta, cal.eta).mean))
         noise.append((d + 1) / cal.eta**2)
     for cal in gauss:
-        theta = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+        theta = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
         means.append(float(loss.gaussian_moments(theta, cal.sigma).mean))
         noise.append(cal.sigma**2)
     return MechanismLosses(names=MECHANISMS, mean=np.array(means), noise=np.array(noise))

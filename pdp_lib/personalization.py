@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mechanisms.output_perturbation import _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import weighted_ridge_unchecked, calibrate
 from .moments import QuadraticLoss
 from .mechanisms.threshold import best_public_threshold, kept_mask, threshold_calibration
 from .validation import (check_problem, check_count, check_features, check_fraction, check_labels,
@@ -129,7 +129,7 @@ def bias_noise_parts(X, y, epsilons, X_test, y_test, lams, B=None, penalty=False
         cal_t = threshold_calibration(eps, lam, d, B=B)[1]
         fits = {"pdp_op": (X, y, cal), "threshold_public": (X[keep], y[keep], cal_t)}
         for m, (Xm, ym, c) in fits.items():
-            theta_bar = _weighted_ridge(Xm, ym, np.asarray(c.weights), lam)
+            theta_bar = weighted_ridge_unchecked(Xm, ym, np.asarray(c.weights), lam)
             parts["bias"][m][j] = float(L.value(theta_bar))
             parts["noise"][m][j] = (d + 1) * trace / c.eta ** 2
             parts["mean"][m][j] = float(L.moments(theta_bar, c.eta).mean)

@@ -62,7 +62,7 @@ from .mechanisms.exponential import (  # noqa: F401 - the selection's names, re-
     validation_losses,
 )
 from .mechanisms.lambda_grid import DEFAULT_GRID, LambdaChoice, check_bound_choice, check_grid, prune_grid
-from .mechanisms.output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
+from .mechanisms.output_perturbation import sample_l2_laplace_unchecked, weighted_ridge_unchecked, calibrate
 from .validation import (
     check_dimension,
     check_epsilons,
@@ -234,8 +234,8 @@ def candidate_models(X, y, eps, parts, lams, alpha, B, gen, size):
     out = np.empty((size, len(lams), d))
     for k, (idx, lam) in enumerate(zip(parts, lams)):
         cal = calibrate(alpha * eps[idx], lam, d, B)
-        theta_bar = _weighted_ridge(X[idx], y[idx], np.asarray(cal.weights), lam)
-        out[:, k] = theta_bar + _sample_l2_laplace(cal.eta, d, size, gen)
+        theta_bar = weighted_ridge_unchecked(X[idx], y[idx], np.asarray(cal.weights), lam)
+        out[:, k] = theta_bar + sample_l2_laplace_unchecked(cal.eta, d, size, gen)
     return out
 
 

@@ -14,7 +14,7 @@ import pdp_lib
 from pdp_lib import cli
 from pdp_lib.mechanisms import noise_energy as ne
 from pdp_lib.mechanisms import noisy_gd, objective, ssp
-from pdp_lib.mechanisms.output_perturbation import _sample_l2_laplace
+from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace_unchecked
 
 
 def _stats(d=3, n=400, seed=0):
@@ -27,7 +27,7 @@ def _stats(d=3, n=400, seed=0):
 def test_the_exact_energies_against_monte_carlo():
     gen = np.random.default_rng(1)
     for eta, d in [(3.0, 1), (10.0, 5)]:
-        z = _sample_l2_laplace(eta, d, 200_000, gen)
+        z = sample_l2_laplace_unchecked(eta, d, 200_000, gen)
         mc = np.mean(np.sum(z * z, axis=1))
         assert mc == pytest.approx(ne.l2_laplace_energy(eta, d), rel=0.03)
     z = 0.3 * gen.standard_normal((200_000, 4))
@@ -41,8 +41,8 @@ def test_the_bounds_hold_for_ssp_gradient_descent_and_objective_perturbation():
     p = d * (d + 1) // 2
     cal = ssp.ssp_calibration(400.0, 1.0, d)
     clean = ssp.noisy_solutions(A, b, np.zeros((1, p)), np.zeros((1, d)), [lam])[0][0]
-    noisy = ssp.noisy_solutions(A, b, _sample_l2_laplace(cal.eta_gram, p, 20_000, gen),
-                                _sample_l2_laplace(cal.eta_moment, d, 20_000, gen), [lam])[0]
+    noisy = ssp.noisy_solutions(A, b, sample_l2_laplace_unchecked(cal.eta_gram, p, 20_000, gen),
+                                sample_l2_laplace_unchecked(cal.eta_moment, d, 20_000, gen), [lam])[0]
     assert np.mean(np.sum((noisy - clean) ** 2, axis=1)) <= ne.ssp_energy(cal.eta_gram, cal.eta_moment, lam, d)
     gd = noisy_gd.gd_calibration(400.0, 1.0, d, 1e-5, 20, pdp_lib.bounds.norm_bound(lam, d), 1.0 / (d + lam))
     quiet = noisy_gd.GDCalibration(delta=1e-5, steps=20, radius=gd.radius, step_size=gd.step_size, sigma=0.0)

@@ -194,14 +194,14 @@ def test_a_black_box_audit_finds_the_pair_s_loss_and_no_more():
 
 
 def test_the_public_ridge_covers_the_gram_noise_with_its_probability():
-    from pdp_lib.mechanisms.output_perturbation import _sample_l2_laplace
+    from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace_unchecked
     from pdp_lib.mechanisms.ssp import public_ridge
 
     gen = np.random.default_rng(5)
     for d, eta in ((1, 3.0), (3, 10.0), (6, 50.0)):
         lam = public_ridge(eta, d, 0.05)
         rows, cols = np.triu_indices(d)
-        noise = _sample_l2_laplace(eta, rows.size, 4000, gen)
+        noise = sample_l2_laplace_unchecked(eta, rows.size, 4000, gen)
         E = np.zeros((4000, d, d))
         E[:, rows, cols] = noise
         E += np.triu(E, 1).transpose(0, 2, 1)

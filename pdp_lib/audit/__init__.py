@@ -91,7 +91,7 @@ from .level_change import LevelChange, level_change_loss
 from .neighbours import (
     ReplacementGeometry,
     WorstNeighbour,
-    _phi_and_vjp,  # noqa: F401 - printed in the book's chapter on sensitivity
+    phi_and_vjp,  # noqa: F401 - printed in the book's chapter on sensitivity
     vertex_lower_bound,
     worst_neighbour,
     worst_neighbours,

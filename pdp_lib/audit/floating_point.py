@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..mechanisms.output_perturbation import _sample_l2_laplace
+from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
 from ..validation import check_count, check_finite, check_positive, check_rng
 
 __all__ = [
@@ -241,7 +241,7 @@ def exponential_ziggurat(draws=50_000, seed=0) -> ExponentialZiggurat:
 
 
 class _Draws:
-    """Stands in for a Generator: hands ``_sample_l2_laplace`` chosen radii and normals."""
+    """Stands in for a Generator: hands ``sample_l2_laplace_unchecked`` chosen radii and normals."""
 
     def __init__(self, standard, normals):
         self._standard, self._normals = standard, normals
@@ -257,7 +257,7 @@ def _library_outputs(theta, eta, standard, g):
     """``theta + Z`` as the library computes it in d = 1, for chosen ``E`` and ``G``."""
     standard = np.asarray(standard, dtype=float)
     normals = np.broadcast_to(g, standard.shape).astype(float).ravel()
-    z = _sample_l2_laplace(eta, 1, standard.size, _Draws(standard.ravel(), normals))[:, 0]
+    z = sample_l2_laplace_unchecked(eta, 1, standard.size, _Draws(standard.ravel(), normals))[:, 0]
     return theta + z.reshape(standard.shape)
 
 
@@ -413,7 +413,7 @@ def library_reachability(outputs, theta, eta, normals, ziggurat=None, spread=2,
     ``o`` the verdict is one of:
 
     * *witnessed*: an accepted ``ri`` and a ``g`` of ``normals`` reproduce ``o`` bit for bit
-      through the library's own code (:func:`pdp_lib.mechanisms.output_perturbation._sample_l2_laplace`, fed the
+      through the library's own code (:func:`pdp_lib.mechanisms.output_perturbation.sample_l2_laplace_unchecked`, fed the
       chosen draws, then ``theta +``); searched first near the inverse in the three finest
       layers, then from every noise value that rounds to ``o``;
     * *ruled out*: either no double ``z`` at all gives ``fl(theta + z) == o``, or every such

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from ..mechanisms.baselines import jorgensen_eta, jorgensen_keep_probabilities
-from ..mechanisms.output_perturbation import _weighted_ridge
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked
 from ..validation import check_epsilons, check_features, check_finite, check_labels, check_positive
 
 __all__ = ["jorgensen_log_density", "jorgensen_lattice_loss"]
@@ -78,7 +78,7 @@ def jorgensen_log_density(outputs, X, y, epsilons, lam, t, B=None) -> np.ndarray
             continue
         logp = float(np.sum(np.log(probs)))
         eta = float(jorgensen_eta(lam, d, k, t, B))
-        theta = _weighted_ridge(X[m], y[m], np.full(k, 1.0 / k), lam)
+        theta = weighted_ridge_unchecked(X[m], y[m], np.full(k, 1.0 / k), lam)
         terms.append(logp + d * np.log(eta) + log_c0 - eta * np.linalg.norm(o - theta, axis=1))
     return logsumexp(np.stack(terms), axis=0)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..mechanisms.output_perturbation import _weighted_ridge
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked
 from ..validation import check_data, check_count, check_features, check_rng
 
 __all__ = ["ReplacementGeometry", "WorstNeighbour", "worst_neighbour", "worst_neighbours", "vertex_lower_bound"]
@@ -99,7 +99,7 @@ class ReplacementGeometry:
         """
         U, V, squeeze = self._candidates(U, V)
         P, tm, w = self._slot_arrays(slots)
-        ph, _ = _phi_and_vjp(P, tm, w, U, V, None)
+        ph, _ = phi_and_vjp(P, tm, w, U, V, None)
         out = tm + ph
         return out[:, 0] if squeeze else out
 
@@ -138,7 +138,7 @@ def _check_indices(indices, n: int) -> np.ndarray:
     return arr.astype(int)
 
 
-def _phi_and_vjp(P, tm, w, U, v, r):
+def phi_and_vjp(P, tm, w, U, v, r):
     """``phi(u, v)`` and the vector-Jacobian product ``(d phi / d u)^T r``.
 
     Shapes: ``P`` (m, 1, d, d), ``tm`` (m, 1, d), ``w`` (m, 1), ``U`` (m, s, d),
@@ -235,9 +235,9 @@ def _search(geom: ReplacementGeometry, n_starts: int, n_iter: int, gen, pair: bo
         c = geom.own_shift[:, None, :]
 
         def objective(U):
-            phi, _ = _phi_and_vjp(P, tm, w, U, signs, None)
+            phi, _ = phi_and_vjp(P, tm, w, U, signs, None)
             r = c - phi
-            _, vjp = _phi_and_vjp(P, tm, w, U, signs, r)
+            _, vjp = phi_and_vjp(P, tm, w, U, signs, r)
             return np.sum(r * r, axis=-1), -2.0 * vjp
 
         U0 = np.concatenate([_starts(gen, m, n_starts, d, own_x)] * 2, axis=1)
@@ -253,11 +253,11 @@ def _search(geom: ReplacementGeometry, n_starts: int, n_iter: int, gen, pair: bo
 
     def objective(Z):
         A, Bm = Z[..., :d], Z[..., d:]
-        pa, _ = _phi_and_vjp(P, tm, w, A, va, None)
-        pb, _ = _phi_and_vjp(P, tm, w, Bm, vb, None)
+        pa, _ = phi_and_vjp(P, tm, w, A, va, None)
+        pb, _ = phi_and_vjp(P, tm, w, Bm, vb, None)
         r = pa - pb
-        _, ga = _phi_and_vjp(P, tm, w, A, va, r)
-        _, gb = _phi_and_vjp(P, tm, w, Bm, vb, r)
+        _, ga = phi_and_vjp(P, tm, w, A, va, r)
+        _, gb = phi_and_vjp(P, tm, w, Bm, vb, r)
         return np.sum(r * r, axis=-1), np.concatenate([2.0 * ga, -2.0 * gb], axis=-1)
 
     k = 3 * n_starts
@@ -281,8 +281,8 @@ def _verified_distance(geom: ReplacementGeometry, xa, ya, xb, yb) -> np.ndarray:
         Xa[i], Ya[i] = xa[k], ya[k]
         Xb, Yb = geom.X.copy(), geom.y.copy()
         Xb[i], Yb[i] = xb[k], yb[k]
-        out[k] = np.linalg.norm(_weighted_ridge(Xa, Ya, geom.w, geom.lam)
-                                - _weighted_ridge(Xb, Yb, geom.w, geom.lam))
+        out[k] = np.linalg.norm(weighted_ridge_unchecked(Xa, Ya, geom.w, geom.lam)
+                                - weighted_ridge_unchecked(Xb, Yb, geom.w, geom.lam))
     return out
 
 
@@ -408,7 +408,7 @@ def worst_neighbour(X, y, weights, lam, i, *, pair=False, n_starts=8, n_iter=100
     c = geom.own_shift[0]
 
     def phi_vjp(u, v, r):
-        ph, vjp = _phi_and_vjp(P[None, None], tm[None, None], np.array([[w]]), u[None, None],
+        ph, vjp = phi_and_vjp(P[None, None], tm[None, None], np.array([[w]]), u[None, None],
                                np.array([[v]]), None if r is None else r[None, None])
         return ph[0, 0], (None if vjp is None else vjp[0, 0])
 

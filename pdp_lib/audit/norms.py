@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..mechanisms.output_perturbation import _weighted_ridge, weighted_ridge
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked, weighted_ridge
 from ..validation import check_data, check_count, check_positive, check_rng
 
 __all__ = ["NormSearch", "largest_norm_dataset", "unregularized_solution"]
@@ -77,7 +77,7 @@ def largest_norm_dataset(lam, d, n=2, n_starts=6, rng=None) -> NormSearch:
 
     def neg(z):  # minus the log of the norm: scale-free, so the tolerances mean the same for every lam
         X, y, w = unpack(z)
-        return -float(np.log(np.linalg.norm(_weighted_ridge(X, y, w, lam)) + 1e-300))
+        return -float(np.log(np.linalg.norm(weighted_ridge_unchecked(X, y, w, lam)) + 1e-300))
 
     best = None
     for _ in range(n_starts):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanisms.output_perturbation import _sample_l2_laplace
+from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
 from ..mechanisms.ssp import SHARE, ssp_calibration
 from ..validation import check_count, check_problem, check_rng
 from .blackbox import AuditResult, threshold_audit
@@ -57,7 +57,7 @@ def ssp_audit(X, y, X2, y2, epsilons, size, rng=None, *, share: float = SHARE, d
     exact = float(sum(e * np.linalg.norm(a - b) for e, a, b in zip(etas, first, second)))
     scores = []
     for centre in (first, second):
-        out = [c + _sample_l2_laplace(e, k, size, gen) for c, e, k in zip(centre, etas, dims)]
+        out = [c + sample_l2_laplace_unchecked(e, k, size, gen) for c, e, k in zip(centre, etas, dims)]
         llr = sum(e * (np.linalg.norm(o - b, axis=1) - np.linalg.norm(o - a, axis=1))
                   for e, o, a, b in zip(etas, out, first, second))
         scores.append(llr if decimals is None else np.round(llr, decimals))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import noise_scale
-from ..mechanisms.output_perturbation import _weighted_ridge
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked
 from ..mechanisms.threshold import best_public_threshold, threshold_calibration, threshold_candidates
 
 __all__ = ["exact_columns", "jorgensen_grid", "jorgensen_oracle", "GRID_SIZE", "SELECT_RUNS"]
@@ -45,7 +45,7 @@ def _moments(loss, theta_bar, eta):
 def _threshold_fit(X, y, eps, tau, lam, B):
     """``theta_bar`` and ``eta`` of uniform DP at ``tau`` (:func:`pdp_lib.mechanisms.threshold.threshold_calibration`)."""
     keep, cal = threshold_calibration(eps, lam, X.shape[1], tau, B)
-    return _weighted_ridge(X[keep], y[keep], np.asarray(cal.weights), lam), cal.eta
+    return weighted_ridge_unchecked(X[keep], y[keep], np.asarray(cal.weights), lam), cal.eta
 
 
 def _all_thresholds(X, y, eps, lams, B):

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mechanisms.baselines import draw_masks, jorgensen_eta, jorgensen_keep_probabilities, jorgensen_threshold
-from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked, calibrate
 from ..moments import QuadraticLoss
 from ..validation import check_count, check_epsilons, check_features, check_labels, check_positive, check_rng
 from .beyond import exact_columns, jorgensen_oracle
@@ -498,7 +498,7 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
         out = {kind: (np.empty(L), np.empty(L)) for kind in ("unreg", "reg")}
         for j, lam in enumerate(lam_arr):
             cal = calibrate(profile, lam, d, bound)
-            theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+            theta_bar = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
             for kind, loss in (("unreg", loss_u), ("reg", losses_r[j])):
                 mom = loss._moments(theta_bar, np.asarray(cal.eta))
                 out[kind][0][j], out[kind][1][j] = mom.mean, np.sqrt(mom.var)
@@ -550,7 +550,7 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
     if "non_private" in methods:
         theta_ls = np.linalg.lstsq(X, y, rcond=None)[0]
         unreg = np.full(L, float(loss_u.value(theta_ls)))
-        reg = np.array([float(losses_r[j].value(_weighted_ridge(X, y, np.full(n, 1.0 / n), lam)))
+        reg = np.array([float(losses_r[j].value(weighted_ridge_unchecked(X, y, np.full(n, 1.0 / n), lam)))
                         for j, lam in enumerate(lam_arr)])
         store("unreg_non_private", unreg, zeros.copy(), zeros.copy(), zeros.copy(), zeros.copy())
         store("reg_non_private", reg, zeros.copy(), zeros.copy(), zeros.copy(), zeros.copy())

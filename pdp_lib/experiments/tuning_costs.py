@@ -32,7 +32,7 @@ import pandas as pd
 
 from .. import tuning as _tuning
 from ..formatting import count_text, markdown_table, ratio_text, sig
-from ..mechanisms.output_perturbation import _weighted_ridge, calibrate
+from ..mechanisms.output_perturbation import weighted_ridge_unchecked, calibrate
 from ..moments import QuadraticLoss
 from ..mechanisms.private_selection import round_models, run_selection
 from ..profiles import DEFAULT_PROFILE
@@ -92,7 +92,7 @@ def _exact_losses(X, y, budgets, lams, loss, B):
     The weighted ridge's Gram matrix ``X^T W X`` and ``X^T W y`` are formed once and shared by every
     ``lambda`` whose calibration has the same weights (the weights ``eps_i / S`` do not depend on
     ``lambda``): each ``lambda`` then adds itself to the diagonal and is solved as in
-    :func:`pdp_lib.mechanisms.output_perturbation._weighted_ridge`, with the same numbers.
+    :func:`pdp_lib.mechanisms.output_perturbation.weighted_ridge_unchecked`, with the same numbers.
     """
     d = X.shape[1]
     out = np.empty(len(lams))

@@ -42,7 +42,7 @@ import math
 import numpy as np
 
 from ..bounds import noise_scale
-from .output_perturbation import _weighted_ridge, pdp_op
+from .output_perturbation import weighted_ridge_unchecked, pdp_op
 from ..validation import (
     check_data,
     check_problem,
@@ -325,4 +325,4 @@ def non_private_ridge(X, y, lam) -> np.ndarray:
     Eq. (2) with ``w_i = 1/n`` and no noise (the authors' non-private "type2" column).
     """
     X, y, _, lam = check_data(X, y, lam=lam)
-    return _weighted_ridge(X, y, np.full(X.shape[0], 1.0 / X.shape[0]), lam)
+    return weighted_ridge_unchecked(X, y, np.full(X.shape[0], 1.0 / X.shape[0]), lam)

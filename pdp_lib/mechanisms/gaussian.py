@@ -27,7 +27,7 @@ import numpy as np
 
 from ..bounds import noise_scale, resolve_bound
 from ..gaussian_curves import tolerated_gaussian_mus
-from .output_perturbation import _weighted_ridge, check_weighting, noise_optimal_weights
+from .output_perturbation import weighted_ridge_unchecked, check_weighting, noise_optimal_weights
 from ..validation import (check_count, check_dimension, check_epsilons, check_fraction, check_positive,
                          check_problem, check_rng)
 
@@ -154,7 +154,7 @@ def run_gaussian(X, y, epsilons, lam, delta, B, rng, rng_name="rng", size=None, 
         return _run_gaussian_lattice(X, y, eps, lam, delta, B, rng, rng_name, size, weighting)
     gen = check_rng(rng, rng_name)
     cal = gaussian_calibration(eps, lam, d, delta, B, weighting=weighting)
-    theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+    theta_bar = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
     if size is None:
         return theta_bar + cal.sigma * gen.standard_normal(d), cal
     size = check_count(size, "size", minimum=0)

@@ -54,7 +54,7 @@ import numpy as np
 from ..bounds import norm_bound
 from ..validation import check_fraction, check_positive, check_problem, check_rng
 from .noisy_gd import check_radius, gd_sensitivity
-from .output_perturbation import _sample_l2_laplace
+from .output_perturbation import sample_l2_laplace_unchecked
 
 __all__ = ["ObjectiveCalibration", "objective_calibration", "constrained_ridge", "objective_perturbation",
            "objective_draws", "check_objective_sampler", "public_lambda", "SHARE", "into_ball",
@@ -206,7 +206,7 @@ def objective_draws(A, c, cal: ObjectiveCalibration, gen: np.random.Generator, d
     """
     A, c = np.asarray(A, dtype=float), np.asarray(c, dtype=float)
     d = c.size
-    b = _sample_l2_laplace(cal.eta, d, draws, gen)
+    b = sample_l2_laplace_unchecked(cal.eta, d, draws, gen)
     with np.errstate(over="ignore", invalid="ignore"):
         theta = constrained_ridge(A + cal.ridge * np.eye(d), c - b, cal.radius)
     if not np.all(np.isfinite(theta)):

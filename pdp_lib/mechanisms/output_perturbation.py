@@ -218,10 +218,10 @@ def weighted_ridge(X, y, weights, lam) -> np.ndarray:
     numpy.ndarray of shape (d,)
     """
     X, y, w, lam = check_data(X, y, weights, lam)
-    return _weighted_ridge(X, y, w, lam)
+    return weighted_ridge_unchecked(X, y, w, lam)
 
 
-def _weighted_ridge(X: np.ndarray, y: np.ndarray, w: np.ndarray, lam: float) -> np.ndarray:
+def weighted_ridge_unchecked(X: np.ndarray, y: np.ndarray, w: np.ndarray, lam: float) -> np.ndarray:
     """Unchecked solver of eq. (2) for validated inputs (Cholesky of a SPD system)."""
     d = X.shape[1]
     Xw = X * w[:, None]
@@ -266,12 +266,14 @@ def sample_l2_laplace(eta, d, size=None, rng=None) -> np.ndarray:
     d = check_dimension(d)
     gen = check_rng(rng)
     if size is None:
-        return _sample_l2_laplace(eta, d, 1, gen)[0]
+        return sample_l2_laplace_unchecked(eta, d, 1, gen)[0]
     size = check_count(size, "size", minimum=0)
-    return _sample_l2_laplace(eta, d, size, gen)
+    return sample_l2_laplace_unchecked(eta, d, size, gen)
 
 
-def _sample_l2_laplace(eta: float, d: int, size: int, gen: np.random.Generator) -> np.ndarray:
+def sample_l2_laplace_unchecked(eta: float, d: int, size: int, gen: np.random.Generator) -> np.ndarray:
+    """``size`` draws of the l2-Laplace law with rate ``eta`` on R^d, for inputs :func:`sample_l2_laplace` has
+    checked: a Gamma(d, 1/eta) radius times a uniform direction (Remark 3.1, *The mechanism*)."""
     radius = gen.gamma(shape=d, scale=1.0 / eta, size=size)
     g = gen.standard_normal((size, d))
     norms = np.linalg.norm(g, axis=1)
@@ -360,10 +362,10 @@ def run_pdp_op(X, y, epsilons, lam, B, rng, rng_name="rng", size=None, delta=Non
         return _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta)
     gen = check_rng(rng, rng_name)
     cal = calibrate(eps, lam, d, B, delta=delta)
-    theta_bar = _weighted_ridge(X, y, np.asarray(cal.weights), lam)
+    theta_bar = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
     if size is None:
-        return theta_bar + _sample_l2_laplace(cal.eta, d, 1, gen)[0], cal
-    return theta_bar + _sample_l2_laplace(cal.eta, d, size, gen), cal
+        return theta_bar + sample_l2_laplace_unchecked(cal.eta, d, 1, gen)[0], cal
+    return theta_bar + sample_l2_laplace_unchecked(cal.eta, d, size, gen), cal
 
 
 def _run_lattice(X, y, eps, lam, B, rng, rng_name, size, delta):

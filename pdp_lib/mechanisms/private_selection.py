@@ -31,7 +31,7 @@ import numpy as np
 
 from .exact_sampling import RandomBits
 from .lattice import check_sampler
-from .output_perturbation import _sample_l2_laplace, _weighted_ridge, calibrate
+from .output_perturbation import sample_l2_laplace_unchecked, weighted_ridge_unchecked, calibrate
 from .lambda_grid import LambdaChoice, check_bound_choice, check_grid, prune_grid
 from ..validation import check_fraction, check_problem, check_rng
 
@@ -88,7 +88,7 @@ def round_models(X, y, eps, grid, rho: float, B=None):
     model_levels = (1.0 - rho) * ROUND_SHARE * eps
     lams = round_candidates(grid, model_levels, d, B)
     cals = [calibrate(model_levels, lam, d, B) for lam in lams]
-    centres = np.array([_weighted_ridge(X, y, np.asarray(c.weights), lam) for c, lam in zip(cals, lams)])
+    centres = np.array([weighted_ridge_unchecked(X, y, np.asarray(c.weights), lam) for c, lam in zip(cals, lams)])
     return lams, centres, np.array([c.eta for c in cals])
 
 
@@ -106,7 +106,7 @@ def run_selection(X, y, eps, lams, centres, etas, rho: float, stop: float, gen, 
     active = np.arange(runs)
     while active.size:
         k = gen.integers(lams.size, size=active.size)
-        theta = centres[k] + _sample_l2_laplace(1.0, d, active.size, gen) / etas[k][:, None]
+        theta = centres[k] + sample_l2_laplace_unchecked(1.0, d, active.size, gen) / etas[k][:, None]
         passed = selection_score(theta, X, y, eps, rho) + gen.laplace(size=active.size) > 0
         released[active[passed]], index[active[passed]] = theta[passed], k[passed]
         failed = active[~passed]

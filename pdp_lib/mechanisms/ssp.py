@@ -65,7 +65,7 @@ from .exact_rounding import sample_rounded_l2
 from .exact_sampling import RandomBits
 from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sums_rounds, double_below,
                       grid_step_exponent, power_of_two_at_most, sqrt_up, sums_rounding_bound, weighted_sums)
-from .output_perturbation import _sample_l2_laplace
+from .output_perturbation import sample_l2_laplace_unchecked
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "float_statistics", "statistics_from_sums",
            "lattice_statistics", "solve_statistics", "noisy_solutions", "ssp", "public_ridge", "SHARE", "FAILURE"]
@@ -170,8 +170,8 @@ def float_statistics(upper, b, cal, gen) -> tuple:
     """The floating-point release of the statistics: ``(A_hat, b_hat)`` from the weighted Gram matrix's upper
     triangle ``upper`` (row by row) and the weighted moment ``b``, each plus the double-precision l2-Laplace noise
     of ``cal`` drawn from ``gen`` (the Gram matrix's first): exact only over the reals."""
-    noisy_upper = upper + _sample_l2_laplace(cal.eta_gram, upper.size, 1, gen)[0]
-    return symmetric_from_upper(noisy_upper, b.size), b + _sample_l2_laplace(cal.eta_moment, b.size, 1, gen)[0]
+    noisy_upper = upper + sample_l2_laplace_unchecked(cal.eta_gram, upper.size, 1, gen)[0]
+    return symmetric_from_upper(noisy_upper, b.size), b + sample_l2_laplace_unchecked(cal.eta_moment, b.size, 1, gen)[0]
 
 
 def ssp_statistics(X, y, epsilons, rng=None, *, share: float = SHARE, sampler="exact") -> tuple:

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from .output_perturbation import run_pdp_op, _weighted_ridge, calibrate
+from .output_perturbation import run_pdp_op, weighted_ridge_unchecked, calibrate
 from ..validation import check_problem, check_epsilons, check_positive
 
 __all__ = [
@@ -212,7 +212,7 @@ def oracle_threshold(X, y, X_test, y_test, epsilons, lam, B=None, penalty=0.0):
     best_tau, best_mean = None, np.inf
     for tau in threshold_candidates(eps):
         keep, cal = threshold_calibration(eps, lam, d, tau, B)
-        theta_bar = _weighted_ridge(X[keep], y[keep], np.asarray(cal.weights), lam)
+        theta_bar = weighted_ridge_unchecked(X[keep], y[keep], np.asarray(cal.weights), lam)
         mean = float(loss_moments(theta_bar, cal.eta, X_test, y_test, penalty=penalty).mean)
         if mean < best_mean:
             best_tau, best_mean = float(tau), mean
