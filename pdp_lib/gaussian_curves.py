@@ -13,6 +13,8 @@ Derived in the book's chapter *PDP-OP under approximate DP* (``book/approximate.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from scipy import special
 
@@ -89,7 +91,28 @@ def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
     """
     eps = check_epsilons(epsilons)
     delta = check_fraction(delta, "delta", closed_low=False, closed_high=False)
-    target = delta * (1.0 - SAFETY)
+    key = (hashlib.blake2b(eps.tobytes(), digest_size=16).digest(), eps.size, delta)
+    if key not in _RECENT:
+        # each level's root is found on its own (every step is elementwise), so once per distinct level: the
+        # same bits as on every entry
+        levels, where = np.unique(eps, return_inverse=True)
+        mus = _bisect_mus(levels, delta * (1.0 - SAFETY))
+        _check_profile_precision(levels, mus, delta, eps)
+        _RECENT[key] = mus[where]
+        while len(_RECENT) > _RECENT_SIZE:
+            _RECENT.pop(next(iter(_RECENT)))
+    return _RECENT[key].copy()
+
+
+_RECENT: dict = {}
+"""The last few results of :func:`tolerated_gaussian_mus`, keyed on a digest of the levels' bits and ``delta``: a
+release, its calibration and its audit ask for the same levels' ``mu*`` several times."""
+_RECENT_SIZE = 4
+
+
+def _bisect_mus(eps: np.ndarray, target: float) -> np.ndarray:
+    """The bisection of :func:`tolerated_gaussian_mus` on ``log mu``, elementwise: the lower ends of the final
+    brackets of ``delta(eps_i; mu) > target``."""
     over = lambda log_mu: _gaussian_profiles(eps, np.exp(log_mu)) > target      # noqa: E731
     hi = np.zeros_like(eps)
     while np.any(~over(hi)):
@@ -101,12 +124,10 @@ def tolerated_gaussian_mus(epsilons, delta) -> np.ndarray:
         mid = 0.5 * (lo + hi)
         above = over(mid)
         lo, hi = np.where(above, lo, mid), np.where(above, mid, hi)
-    mus = np.exp(lo)
-    _check_profile_precision(eps, mus, delta)
-    return mus
+    return np.exp(lo)
 
 
-def _check_profile_precision(eps: np.ndarray, mus: np.ndarray, delta: float) -> None:
+def _check_profile_precision(eps: np.ndarray, mus: np.ndarray, delta: float, given=None) -> None:
     r"""Refuse levels whose :math:`\delta(\varepsilon; \mu^*)` double precision cannot resolve to within ``SAFETY / 4``.
 
     The profile is :math:`e^{L_1}(1 - e^{D})` with :math:`D = L_2 - L_1` the difference of two logarithms of
@@ -122,8 +143,10 @@ def _check_profile_precision(eps: np.ndarray, mus: np.ndarray, delta: float) -> 
         error = 16 * 2.0**-53 * (np.abs(log_first) + np.abs(log_second) + eps) / gap
     bad = ~(error <= SAFETY / 4)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"epsilons[{i}] = {float(eps[i])!r} with delta = {delta!r} is outside the range where "
+        # the first entry of the levels as given (``given``; ``eps`` when None) at a level refused
+        given = eps if given is None else given
+        i = int(np.flatnonzero(np.isin(given, eps[bad]))[0])
+        raise ValueError(f"epsilons[{i}] = {float(given[i])!r} with delta = {delta!r} is outside the range where "
                          f"mu*(epsilon, delta) is computed safely in double precision: the Gaussian profile's two "
                          f"terms cancel; raise delta or the level")
 

@@ -236,18 +236,21 @@ class QuadraticLoss:
             raise ValueError(f"theta[{format_index(idx)}] = {th[idx]!r} is outside the allowed range (-inf, inf)")
         return th
 
-    def _value_and_gradient(self, th: np.ndarray):
+    def _value_and_gradient(self, th: np.ndarray, gradient: bool = True):
         resid = th @ self.X.T - self.y  # (R, N) or (N,)
         value = np.mean(resid * resid, axis=-1)
-        grad = resid @ self.X / self.n_test  # half-gradient: A theta - X^T y / N (p = 0 part)
         if self.penalty:
             value = value + self.penalty * np.sum(th * th, axis=-1)
+        if not gradient:
+            return value, None
+        grad = resid @ self.X / self.n_test  # half-gradient: A theta - X^T y / N (p = 0 part)
+        if self.penalty:
             grad = grad + self.penalty * th
         return value, grad
 
     def value(self, theta) -> np.ndarray:
         """``L(theta)``; shape ``()`` for ``theta`` of shape ``(d,)``, ``(R,)`` for ``(R, d)``."""
-        return self._value_and_gradient(self._theta(theta))[0]
+        return self._value_and_gradient(self._theta(theta), gradient=False)[0]
 
     def half_gradient(self, theta) -> np.ndarray:
         r"""``g = A theta - X^T y / N`` (half the gradient of ``L``); same leading shape as ``theta``."""
