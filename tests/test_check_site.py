@@ -141,7 +141,8 @@ WRAPPER = box(16, 374, "hidden", own=True)
 def report(displays=(), tables=(), captions=()):
     return {"text_column": list(COLUMN), "display_geometry": list(displays), "table_geometry": list(tables),
             "captions": list(captions), "wide": [], "code": [], "math": [], "math_sources": 1, "displays": 1,
-            "images": [], "tables": len(tables), "height": 2_000}
+            "images": [], "tables": len(tables), "height": 2_000,
+            "numbers": 0, "broken_numbers": []}
 
 
 def test_a_display_that_fits_its_column_is_fine():
@@ -258,3 +259,5 @@ def test_judge_layout_names_the_page_and_width_and_keeps_the_desktop_checks_at_1
     assert check_site.judge_layout(page, tall, 1280)[1] == [
         f"chapter.html at 1280 px: the page is {check_site.MAX_PAGE_HEIGHT + 1} px tall (at most 40000): split it"]
     assert check_site.judge_layout(page, tall, 390)[1] == []        # a phone's page is taller by nature
+    broken = {**good, "numbers": 3, "broken_numbers": ["8.54 × 10²"]}
+    assert check_site.judge_layout(page, broken, 390)[1] == ["chapter.html at 390 px: the number 8.54 × 10² spans two lines"]

@@ -32,7 +32,9 @@ Usage (after ``make book``)::
    ``MAX_SCROLLING_DISPLAYS`` of the site's displays scroll sideways inside their own box (none at
    1280 px); no table is cut or runs past the column (on a phone a wide one scrolls in its box);
    no table caption scrolls away with its table (each scrolling box is scrolled to its end and the
-   caption must not move) or is wider than what the reader sees.
+   caption must not move) or is wider than what the reader sees; no number in scientific notation
+   (``8.54 × 10²``, kept on one line by ``_static/numbers.js``) spans two lines; and at 1280 px no page
+   is taller than ``MAX_PAGE_HEIGHT``.
 
 7. Numbers by chapter: on every page of a numbered chapter ("3. Privacy of PDP-OP"), every
    numbered table, figure, equation and theorem block carries the chapter's number ("Table 3.2",
@@ -501,6 +503,13 @@ function measure() {
     }
   });
   var tables = document.querySelectorAll("article table").length;
+  // numbers in scientific notation (kept on one line by _static/numbers.js): any that spans two lines
+  var numbers = document.querySelectorAll("article .pdp-number"), broken_numbers = [];
+  numbers.forEach(function (s) {
+    var lines = {};
+    Array.prototype.forEach.call(s.getClientRects(), function (r) { lines[Math.round(r.top)] = true; });
+    if (Object.keys(lines).length > 1) broken_numbers.push(snippet(s, 30));
+  });
   var code = [];
   document.querySelectorAll("article div.cell_input pre, article div.highlight pre").forEach(function (p) {
     if (p.scrollWidth > p.clientWidth + 1) {
@@ -589,7 +598,8 @@ function measure() {
                                                 viewport: document.documentElement.clientWidth,
                                                 text_column: text_column, display_geometry: geometry,
                                                 table_geometry: table_geometry, captions: captions,
-                                                height: document.documentElement.scrollHeight});
+                                                height: document.documentElement.scrollHeight,
+                                                numbers: numbers.length, broken_numbers: broken_numbers});
   if (window.parent !== window) window.parent.postMessage(document.title, "*");   // laid out in a phone's frame
 }
 function snippet(el, n) { return (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, n); }
@@ -807,7 +817,7 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
 
     At every width: no display equation cut, run past the text column or scrolling with anything but its own
     box, no table cut or past the column, no table caption that scrolls away with its table or is cut
-    (``display_table_caption_problems``). At 1280 px besides: no page taller than ``MAX_PAGE_HEIGHT``, no table
+    (``display_table_caption_problems``), no number in scientific notation over two lines. At 1280 px besides: no page taller than ``MAX_PAGE_HEIGHT``, no table
     wider than the column, no code box that scrolls, no display wider than its box, every figure numbered and drawn at ``MIN_DPI`` or more (on a
     phone a table and a code box may scroll, and a figure is drawn smaller, at a higher dpi).
 
@@ -824,6 +834,7 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
         problems += [f"{where}: table {w}" for w in report["wide"]]
         problems += [f"{where}: code box {c}" for c in report["code"]]
         problems += [f"{where}: display equation {m}" for m in report["math"]]
+    problems += [f"{where}: the number {n} spans two lines" for n in report["broken_numbers"]]
     if desktop and report["height"] > MAX_PAGE_HEIGHT:
         problems.append(f"{where}: the page is {report['height']} px tall (at most {MAX_PAGE_HEIGHT}): split it")
     if report["math_sources"] and not report["displays"]:
@@ -843,7 +854,7 @@ def judge_layout(page: Path, report: dict, width: int) -> tuple[dict, list[str],
         dpis.append(drawn)
         if drawn < MIN_DPI:
             problems.append(f"{where}: figure {name} drawn at {drawn:.0f} dpi (at least {MIN_DPI})")
-    counts = {"tables": report["tables"], "display equations": report["displays"]}
+    counts = {"tables": report["tables"], "display equations": report["displays"], "numbers": report["numbers"]}
     if desktop:
         counts.update({"figures": len(report["images"]), "least dpi": round(min(dpis)) if dpis else None,
                        "height": report["height"]})
@@ -964,7 +975,7 @@ def main(argv=None) -> int:
                 counts, found, scrolls = layout_problems(page, width)
                 problems += found
                 scrolling += scrolls
-                for key in ("display equations", "tables", "table captions", "tables scrolling"):
+                for key in ("display equations", "tables", "table captions", "tables scrolling", "numbers"):
                     totals[key] = totals.get(key, 0) + (counts.get(key) or 0)
                 print(f"{page.relative_to(root)} at {width} px: {counts}, {len(found)} layout problem(s)")
             for s in scrolling:
@@ -973,7 +984,8 @@ def main(argv=None) -> int:
             print(f"at {width} px: {len(pages)} pages, {totals['display equations']} display equations "
                   f"({len(scrolling)} scrolling inside their box, at most {MAX_SCROLLING_DISPLAYS.get(width, 0)}), "
                   f"{totals['tables']} tables ({totals['tables scrolling']} scrolling), "
-                  f"{totals['table captions']} table captions, {len(problems) - before} layout problem(s)")
+                  f"{totals['table captions']} table captions, {totals['numbers']} numbers in scientific notation "
+                  f"kept on one line, {len(problems) - before} layout problem(s)")
     n_pages = len(site_pages(root))
     return check_pdf.verdict(problems, f"{n_pages} pages",
                              f"site OK: {n_pages} pages, every internal link and anchor resolves, no problem "
