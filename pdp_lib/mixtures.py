@@ -168,7 +168,7 @@ def loss_mixture(loss: QuadraticLoss, theta_bars, etas, *, _parts=None) -> LossM
     A = loss.matrix
     A2 = A @ A
     if _parts is None:  # L(theta) and g = A theta - X^T y / N, from shared residuals
-        value, grad = loss._value_and_gradient(loss._theta(th))
+        value, grad = loss.value_and_half_gradient_unchecked(loss.checked_theta(th))
     else:
         value, grad = _parts
     value = np.asarray(value, dtype=float)

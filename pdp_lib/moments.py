@@ -226,7 +226,9 @@ class QuadraticLoss:
         """``A = X^T X / N + p I`` (a new array)."""
         return self._gram + self.penalty * np.eye(self.d)
 
-    def _theta(self, theta) -> np.ndarray:
+    def checked_theta(self, theta) -> np.ndarray:
+        """``theta`` as a float array of shape ``(d,)`` or ``(R, d)``, finite; ``ValueError`` naming the first
+        entry outside the domain otherwise (what every public method checks)."""
         th = as_float_array(theta, "theta")
         if th.ndim not in (1, 2) or th.shape[-1] != self.d:
             raise ValueError(f"theta must have shape (d,) or (R, d) with d = {self.d}, got {th.shape}")
@@ -236,7 +238,9 @@ class QuadraticLoss:
             raise ValueError(f"theta[{format_index(idx)}] = {th[idx]!r} is outside the allowed range (-inf, inf)")
         return th
 
-    def _value_and_gradient(self, th: np.ndarray, gradient: bool = True):
+    def value_and_half_gradient_unchecked(self, th: np.ndarray, gradient: bool = True):
+        """``(L(theta), g)`` for a ``theta`` :meth:`checked_theta` has returned (``g`` is None unless
+        ``gradient``): the fast path of :meth:`value`, :meth:`half_gradient` and :meth:`moments`."""
         resid = th @ self.X.T - self.y  # (R, N) or (N,)
         value = np.mean(resid * resid, axis=-1)
         if self.penalty:
@@ -250,11 +254,11 @@ class QuadraticLoss:
 
     def value(self, theta) -> np.ndarray:
         """``L(theta)``; shape ``()`` for ``theta`` of shape ``(d,)``, ``(R,)`` for ``(R, d)``."""
-        return self._value_and_gradient(self._theta(theta), gradient=False)[0]
+        return self.value_and_half_gradient_unchecked(self.checked_theta(theta), gradient=False)[0]
 
     def half_gradient(self, theta) -> np.ndarray:
         r"""``g = A theta - X^T y / N`` (half the gradient of ``L``); same leading shape as ``theta``."""
-        return self._value_and_gradient(self._theta(theta))[1]
+        return self.value_and_half_gradient_unchecked(self.checked_theta(theta))[1]
 
     def moments(self, theta_bar, eta) -> LossMoments:
         r"""Exact mean and variance of ``L(theta_bar + Z)``, ``Z ~ exp(-eta ||z||)``.
@@ -274,12 +278,12 @@ class QuadraticLoss:
         -------
         LossMoments
         """
-        th = self._theta(theta_bar)
+        th = self.checked_theta(theta_bar)
         eta = _check_eta(eta)
         if eta.ndim == 1 and (th.ndim != 2 or eta.shape[0] != th.shape[0]):
             raise ValueError(f"eta has shape {eta.shape} but theta_bar has shape {th.shape}; "
                              f"a 1-D eta needs one value per row of theta_bar")
-        return self._moments(th, eta)
+        return self.moments_unchecked(th, eta)
 
     def gaussian_moments(self, theta_bar, sigma) -> LossMoments:
         r"""Exact mean and variance of ``L(theta_bar + Z)``, ``Z ~ N(0, sigma^2 I)``.
@@ -299,21 +303,22 @@ class QuadraticLoss:
         -------
         LossMoments
         """
-        th = self._theta(theta_bar)
+        th = self.checked_theta(theta_bar)
         s = as_float_array(sigma, "sigma")
         if s.ndim != 0 or not np.isfinite(s) or s < 0:
             raise ValueError(f"sigma = {sigma!r} is outside the allowed range [0, inf)")
-        value, grad = self._value_and_gradient(th)
+        value, grad = self.value_and_half_gradient_unchecked(th)
         s2 = float(s) ** 2
         mean = value + s2 * self.trace
         var = 4.0 * s2 * np.sum(grad * grad, axis=-1) + 2.0 * s2 * s2 * self.trace_sq
         return LossMoments(mean=np.asarray(mean, dtype=float), var=np.asarray(var, dtype=float))
 
-    def _moments(self, th: np.ndarray, eta: np.ndarray) -> LossMoments:
-        value, grad = self._value_and_gradient(th)
-        return self._moments_from_parts(value, grad, eta)
+    def moments_unchecked(self, th: np.ndarray, eta: np.ndarray) -> LossMoments:
+        """:meth:`moments` for a ``theta_bar`` :meth:`checked_theta` has returned and an array ``eta``."""
+        value, grad = self.value_and_half_gradient_unchecked(th)
+        return self.moments_from_parts(value, grad, eta)
 
-    def _moments_from_parts(self, value, grad, eta) -> LossMoments:
+    def moments_from_parts(self, value, grad, eta) -> LossMoments:
         """Moments from ``L(theta_bar)`` and ``g`` already computed (shared residuals)."""
         d = self.d
         s2 = 1.0 / eta**2  # E||Z||^2 / (d (d+1)); 0 when eta = inf

@@ -38,7 +38,7 @@ SELECT_RUNS = 500      # runs per grid point to choose the oracle t (its value i
 
 
 def _moments(loss, theta_bar, eta):
-    mom = loss._moments(theta_bar, np.asarray(eta))
+    mom = loss.moments_unchecked(theta_bar, np.asarray(eta))
     return float(mom.mean), float(np.sqrt(mom.var))
 
 
@@ -114,7 +114,7 @@ def exact_columns(X, y, eps, loss_u, losses_r, lams, methods, B=None) -> dict:
             res = np.empty((3, L))
             for j in range(L):
                 loss = loss_u if kind == "unreg" else losses_r[j]
-                mom = loss._moments(thetas[j], etas[j])
+                mom = loss.moments_unchecked(thetas[j], etas[j])
                 best = int(np.argmin(mom.mean))      # ties: the first, i.e. the smallest threshold
                 res[:, j] = mom.mean[best], np.sqrt(mom.var[best]), taus[best]
             out[f"{kind}_threshold_oracle"] = tuple(res)

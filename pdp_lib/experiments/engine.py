@@ -383,8 +383,8 @@ def _jorgensen_statistics(X, y, p, t, runs, gen, lam_arr, B, loss_u, losses_r, b
             theta = gram.ridge(lam)
             eta = jorgensen_eta(lam, d, gram.k, t, B)
             value, grad = _test_parts(loss_u, theta, start)
-            mom_u = loss_u._moments_from_parts(value, grad, eta)
-            mom_r = losses_r[j]._moments_from_parts(value + lam * np.sum(theta * theta, axis=1),
+            mom_u = loss_u.moments_from_parts(value, grad, eta)
+            mom_r = losses_r[j].moments_from_parts(value + lam * np.sum(theta * theta, axis=1),
                                                     grad + lam * theta, eta)
             mu[0, j, start:stop], var[0, j, start:stop] = mom_u.mean, mom_u.var
             mu[1, j, start:stop], var[1, j, start:stop] = mom_r.mean, mom_r.var
@@ -500,7 +500,7 @@ def evaluate_sweep(X_train, y_train, X_test, y_test, epsilons, lams, *, runs=10_
             cal = calibrate(profile, lam, d, bound)
             theta_bar = weighted_ridge_unchecked(X, y, np.asarray(cal.weights), lam)
             for kind, loss in (("unreg", loss_u), ("reg", losses_r[j])):
-                mom = loss._moments(theta_bar, np.asarray(cal.eta))
+                mom = loss.moments_unchecked(theta_bar, np.asarray(cal.eta))
                 out[kind][0][j], out[kind][1][j] = mom.mean, np.sqrt(mom.var)
         for kind in ("unreg", "reg"):
             m, s = out[kind]

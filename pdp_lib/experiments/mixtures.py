@@ -23,7 +23,7 @@ METHODS = ("pdp_op", "non_personalized", "jorgensen_max", "jorgensen_mean")
 
 def _add_both(out: dict, loss_u: QuadraticLoss, theta: np.ndarray, eta: np.ndarray, lam: float) -> None:
     """Both losses' mixtures at ``lam`` from one residual computation (reg = unreg + lam ||theta||^2)."""
-    value, grad = loss_u._value_and_gradient(theta)
+    value, grad = loss_u.value_and_half_gradient_unchecked(theta)
     out["unreg", lam] = loss_mixture(loss_u, theta, eta, _parts=(value, grad))
     out["reg", lam] = loss_mixture(loss_u.with_penalty(lam), theta, eta,
                                    _parts=(value + lam * np.sum(theta * theta, axis=1), grad + lam * theta))
