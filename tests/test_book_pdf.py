@@ -282,3 +282,14 @@ def test_every_page_is_written_again_when_the_pdf_appears_or_goes(tmp_path):
     (tmp_path / "latex").mkdir()
     (tmp_path / "latex" / "book.pdf").write_bytes(b"%PDF-1.5\n")
     assert book_pdf.relink_when_the_pdf_changes(app, env, set(), {"b"}, set()) == ["a", "c"]   # the PDF appeared
+
+
+def test_aux_numbers_read_the_anchor_past_braces_in_a_caption(tmp_path):
+    aux = tmp_path / "book.aux"
+    aux.write_text(
+        "\\newlabel{book/a:fig-x}{{18.1}{289}{loss \\DUrole {pasted-text}{1.02} times the mean's}{figure.18.1}{}}\n"
+        "\\newlabel{book/a:tab-y}{{8.1}{127}{Table 1 of the paper}{table.8.1}{}}\n"
+        "\\newlabel{equation:book/a:eq-z}{{2.1}{20}{}{equation.2.1}{}}\n"
+        "\\newlabel{book/a:sec}{{2}{20}{A section}{section.2}{}}\n", encoding="utf-8")
+    assert check_pdf.aux_numbers(aux) == {"book/a:fig-x": ("figure", "18.1"), "book/a:tab-y": ("table", "8.1"),
+                                          "book/a:eq-z": ("equation", "2.1")}

@@ -254,8 +254,10 @@ def log_problems(log: Path) -> list[str]:
 def aux_numbers(aux: Path) -> dict[str, str]:
     """LaTeX's number of every table, figure and equation: ``docname:id`` -> ``"8.2"``."""
     numbers = {}
-    for label, number, anchor in re.findall(r"\\newlabel\{([^}]*)\}\{\{([^}]*)\}\{[^}]*\}\{.*?\}\{(\w+)\.",
-                                             aux.read_text(encoding="utf-8", errors="replace")):
+    # one \newlabel per line: {label}{{number}{page}{caption}{anchor}{}}, the caption free to hold braces of its
+    # own (a glued number's \DUrole{pasted-text}{1.02}): the anchor is read from the line's end
+    line = r"^\\newlabel\{([^}]*)\}\{\{([^}]*)\}\{[^}]*\}\{.*\}\{(\w+)\.[^{}]*\}\{[^{}]*\}\}$"
+    for label, number, anchor in re.findall(line, aux.read_text(encoding="utf-8", errors="replace"), flags=re.M):
         if anchor in ("table", "figure", "equation"):
             numbers[label.removeprefix("equation:")] = (anchor, number)
     return numbers
