@@ -43,6 +43,7 @@ here.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from dataclasses import dataclass
 
@@ -333,6 +334,13 @@ def tuning_plan(epsilons, grid, d: int, alpha: float = 1.0, validation_fraction=
     Reads the levels, the grid, ``d`` and the settings: nothing private.  Derived in the book's
     chapter *Choosing λ* (algorithm *alg-private-tuning*, step 1).
     """
+    eps, candidates, validation_fraction = _plan_candidates(epsilons, grid, d, alpha, validation_fraction, B)
+    parts, validation = public_parts(eps, candidates.size, validation_fraction)
+    return TuningPlan(candidates=candidates, parts=parts, validation=validation)
+
+
+def _plan_candidates(epsilons, grid, d, alpha, validation_fraction, B) -> tuple:
+    """``(eps, candidates, validation_fraction)`` of :func:`tuning_plan`, checked, without forming the parts."""
     eps = check_epsilons(epsilons)
     lams = check_grid(grid)
     d = check_dimension(d)
@@ -358,8 +366,7 @@ def tuning_plan(epsilons, grid, d: int, alpha: float = 1.0, validation_fraction=
         candidates = np.sort(kept)[-k_max:]
     else:
         candidates = _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B)
-    parts, validation = public_parts(eps, candidates.size, validation_fraction)
-    return TuningPlan(candidates=candidates, parts=parts, validation=validation)
+    return eps, candidates, validation_fraction
 
 
 def pruned_lambda(grid, epsilons, d: int, validation_fraction=0.5, B=None) -> float:
@@ -371,21 +378,63 @@ def pruned_lambda(grid, epsilons, d: int, validation_fraction=0.5, B=None) -> fl
     the levels, ``d`` and the settings: no data, so it is 0-DP.  In the chapter *Choosing λ* it is
     the public rule the comparison recommends on the data measured there.
     """
-    return float(tuning_plan(epsilons, grid, d, 1.0, validation_fraction, B).candidates.min())
+    return float(_plan_candidates(epsilons, grid, d, 1.0, validation_fraction, B)[1].min())
 
 
 def _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B) -> np.ndarray:
     """The ``alpha = 1`` candidates of :func:`tuning_plan`: pruned at the sums of their own parts."""
     noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams])
     best = np.sort(lams)[-1:]
-    order = np.argsort(eps, kind="stable")    # public_parts's order, for every k
-    for k in range(1, k_max + 1):
-        parts, _ = _deal(order, k, validation_fraction, validation=False)
-        smallest = min(float(eps[idx].sum()) for idx in parts)
+    for k, smallest in enumerate(_smallest_part_sums(eps, k_max, validation_fraction), start=1):
         kept = np.sort(lams[noise / smallest**2 <= 1.0])
         if kept.size >= k:
             best = kept[-k:]
     return best
+
+
+def _smallest_part_sums(eps, k_max: int, validation_fraction) -> list:
+    """For ``k = 1 .. k_max``: the smallest sum of the levels of the ``k`` candidate parts of :func:`public_parts`.
+
+    They read the levels and the plan only, not ``d``, the grid or the bound, so the last few are kept, keyed on a
+    digest of the levels' bits (the rules of a sweep over ``d`` or the data ask for the same ones again).
+    """
+    key = (hashlib.blake2b(eps.tobytes(), digest_size=16).digest(), eps.size, k_max, validation_fraction)
+    if key not in _PART_SUMS:
+        order = np.argsort(eps, kind="stable")    # public_parts's order, for every k
+        _PART_SUMS[key] = [min(_part_sums(eps, _deal_labels(order, k, validation_fraction), k))
+                           for k in range(1, k_max + 1)]
+        while len(_PART_SUMS) > 8:
+            _PART_SUMS.pop(next(iter(_PART_SUMS)))
+    return _PART_SUMS[key]
+
+
+_PART_SUMS: dict = {}
+
+
+def _deal_labels(order, k: int, v) -> np.ndarray:
+    """Each point's candidate part under :func:`_deal` (``-1``: the validation part), as an ``int16`` array."""
+    n = order.size
+    labels = np.full(n, -1, dtype=np.int16)
+    if v is None:
+        rank = np.arange(n) % (k + 1)
+        labels[order] = np.where(rank < k, rank, -1)
+        return labels
+    t = np.arange(n)
+    to_val = np.floor((t + 1) * v) > np.floor(t * v)
+    if not 1 <= to_val.sum() <= n - k:
+        raise ValueError(f"validation_fraction = {v!r} leaves {int(to_val.sum())} of {n} points for validation: "
+                         f"it must leave at least one, and one for each of the {k} candidates")
+    rest = order[~to_val]
+    labels[rest] = np.arange(rest.size) % k
+    return labels
+
+
+def _part_sums(eps, labels, k: int) -> list:
+    """``float(eps[idx].sum())`` for each part's sorted index array ``idx``: a stable (radix) sort of the labels
+    lists each part's points in increasing index, so each sum adds the same numbers in the same order."""
+    grouped = eps[np.argsort(labels, kind="stable")]
+    ends = np.cumsum(np.bincount(labels + 1, minlength=k + 1))       # the validation part (-1) first
+    return [float(np.array(grouped[ends[p]:ends[p + 1]]).sum()) for p in range(k)]
 
 
 def choose_lambda(X, y, epsilons, grid, rule: str = "private", *, R=None, alpha: float = 1.0,
