@@ -219,13 +219,20 @@ def _deal(order, k: int, v, validation: bool = True):
     if v is None:
         parts = [np.sort(order[p::k + 1]) for p in range(k + (1 if validation else 0))]
         return (parts[:-1], parts[-1]) if validation else (parts, None)
+    to_val = _to_validation(n, k, v)
+    rest = order[~to_val]
+    return [np.sort(rest[p::k]) for p in range(k)], (np.sort(order[to_val]) if validation else None)
+
+
+def _to_validation(n: int, k: int, v: float) -> np.ndarray:
+    """Which ranks of the points' order by level :func:`_deal` gives to validation: a share ``v``, spread evenly;
+    ``ValueError`` unless it leaves at least one point to validation and one to each of ``k`` candidates."""
     t = np.arange(n)
     to_val = np.floor((t + 1) * v) > np.floor(t * v)
     if not 1 <= to_val.sum() <= n - k:
         raise ValueError(f"validation_fraction = {v!r} leaves {int(to_val.sum())} of {n} points for validation: "
                          f"it must leave at least one, and one for each of the {k} candidates")
-    rest = order[~to_val]
-    return [np.sort(rest[p::k]) for p in range(k)], (np.sort(order[to_val]) if validation else None)
+    return to_val
 
 
 
@@ -419,12 +426,7 @@ def _deal_labels(order, k: int, v) -> np.ndarray:
         rank = np.arange(n) % (k + 1)
         labels[order] = np.where(rank < k, rank, -1)
         return labels
-    t = np.arange(n)
-    to_val = np.floor((t + 1) * v) > np.floor(t * v)
-    if not 1 <= to_val.sum() <= n - k:
-        raise ValueError(f"validation_fraction = {v!r} leaves {int(to_val.sum())} of {n} points for validation: "
-                         f"it must leave at least one, and one for each of the {k} candidates")
-    rest = order[~to_val]
+    rest = order[~_to_validation(n, k, v)]
     labels[rest] = np.arange(rest.size) % k
     return labels
 
