@@ -171,6 +171,9 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         ``None`` for the private mean.
     chosen_ : pdp_lib.mechanisms.automatic.Choice or None
         With ``mechanism="auto"``: the release chosen, the budget ratio and the threshold (``Choice.reason()``).
+    checked_ : pdp_lib.mechanisms.checked_ssp.Checked or None
+        With ``mechanism="auto"`` when it chose SSP: whether the centred ridge or the intercept-only model was
+        released, and the estimated gain that decided.
     tuning_ : pdp_lib.tuning.LambdaChoice or None
         With ``lam="pruned"`` or ``"auto"``: the choice, the candidates and what each point spent on
         it (nothing with ``"pruned"``).
@@ -226,6 +229,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         if self.fit_intercept:
             X = np.hstack([X, np.ones((X.shape[0], 1))])
         self._noise_bound = None
+        self.checked_ = None
         self._fit_theta(X, y, epsilons)
         self._warn_noise()
         theta = self.coef_
@@ -382,6 +386,7 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
                              f"lam='public' or 'auto')")
         X, y, eps, lam = check_problem(X, y, epsilons, self._lam)
         A_hat, b_hat, cal = ssp_statistics(X, y, eps, self.random_state, sampler=sampler)
+        self._statistics = (A_hat, b_hat, ("l2-laplace", cal.eta_gram, cal.eta_moment))
         self.coef_ = solve_statistics(A_hat, b_hat, lam)
         d = X.shape[1]
         self._noise_bound = (lambda: noise_energy.ssp_energy(cal.eta_gram, cal.eta_moment, lam, d,
@@ -414,6 +419,8 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         elif rule == "public":          # the chapter's public ridge: public noise parameters only
             lam = float(ridge_rule(0.0, release.calibration.sigma_gram, 0.0, X.shape[1], delta))
         self.coef_ = solve_statistics(release.gram, release.moment, lam)
+        cal = release.calibration
+        self._statistics = (release.gram, release.moment, ("gaussian", cal.sigma_gram, cal.sigma_moment))
         if lam > 0:                     # AdaSSP may choose 0: no bound then
             cal, d = release.calibration, X.shape[1]
             self._noise_bound = (lambda: noise_energy.gaussian_ssp_energy(
@@ -449,8 +456,11 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
 
     def _fit_auto(self, X, y, epsilons, rule, sampler):
         """``mechanism="auto"``: the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the levels, ``d``
-        (the intercept's column included) and ``delta``; ``chosen_`` records the choice."""
+        (the intercept's column included) and ``delta``; ``chosen_`` records the choice.  SSP's release is then
+        solved as the centred ridge and checked against the intercept-only model
+        (:mod:`pdp_lib.mechanisms.checked_ssp`); ``checked_`` records what the check kept."""
         from .mechanisms.automatic import choose
+        from .mechanisms.checked_ssp import NoiseLaw, check_stream, checked_release
         from .validation import check_epsilons
 
         self._check_gaussian_delta("auto")
@@ -458,12 +468,18 @@ class PersonalizedRidge(RegressorMixin, BaseEstimator):
         choice = choose(math.fsum(eps), float(eps.min()), X.shape[1], self.delta)
         if choice.mechanism == "mean":
             self._fit_mean(X, y, eps, None, sampler)
-        elif self.delta is None:
+            self.chosen_ = choice
+            return self
+        if self.delta is None:
             self._lam = choice.lam
             self._fit_ssp(X, y, eps, None, sampler)
         else:
             self._fit_gaussian_ssp(X, y, eps, choice.lam, sampler)
-        self.chosen_ = choice
+        A_hat, b_hat, law = self._statistics
+        checked = checked_release(A_hat, b_hat, self.lam_, NoiseLaw(*law), check_stream(self.random_state))
+        self.coef_ = checked.theta
+        self._noise_bound = None                 # the centred ridge and its check: no bound is derived
+        self.chosen_, self.checked_ = choice, checked
         return self
 
     def _fit_pruned(self, X, y, epsilons):

@@ -182,12 +182,16 @@ def test_compare_reports_the_release_auto_chooses(tmp_path, level):
     assert auto["loss"].nunique() == 1
     if choice.mechanism == "mean":
         assert auto["loss"].iloc[0] == table.loc[(lams[0], "private_mean"), "loss"]
-    else:                                   # the same draws as the ssp row would have at that lambda
-        alone = comparison.expected_losses(sums, [choice.lam], draws=20, seed=1).set_index("method")
-        assert auto["loss"].iloc[0] == alone.loc["ssp", "loss"]
+    else:                                   # the checked releases from the ssp row's noise at that lambda
+        values, _ = comparison.checked_losses(sums, [choice.lam], 20, 1)[choice.lam]
+        assert auto["loss"].iloc[0] == float(values.mean())
     choice_d = automatic.choose(sums.eps_total, float(sums.levels[0]), sums.d, 1e-6)
-    row = "ssp_gaussian" if choice_d.mechanism == "ssp" else "private_mean_delta"
-    assert table.loc[(lams[0], "auto_delta"), "loss"] == table.loc[(lams[0], row), "loss"]
+    if choice_d.mechanism == "mean":
+        expected = table.loc[(lams[0], "private_mean_delta"), "loss"]
+    else:
+        ridge = comparison.gaussian_public_ridge(sums)
+        expected = float(comparison.checked_losses(sums, [ridge], 20, 1, gaussian=True)[ridge][0].mean())
+    assert table.loc[(lams[0], "auto_delta"), "loss"] == expected
 
 
 def test_the_streamed_calibration_charges_the_proposition_s_whole_spread():

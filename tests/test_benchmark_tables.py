@@ -113,7 +113,9 @@ def test_the_automatic_choices_follow_the_budget_ratio(cells):
     cell = cells[0]
     ratio = advice.budget_ratio(cell)
     assert advice._choice(cell, f"auto:0.4:{ratio * 2}")[0] == "private_mean"
-    assert advice._choice(cell, f"auto:0.4:{ratio / 2}") == ("ssp", advice.ssp_public_ridge(cell, 0.4))
+    assert advice._choice(cell, f"auto:0.4:{ratio / 2}") == ("ssp_checked", advice.ssp_public_ridge(cell, 0.4))
+    assert advice._choice(cell, f"auto_plain:0.4:{ratio / 2}") == ("ssp", advice.ssp_public_ridge(cell, 0.4))
+    assert advice._choice(cell, f"auto_delta:{ratio / 2}")[0] == "ssp_gaussian_checked"
     assert advice._choice(cell, f"auto_delta:{ratio * 2}")[0] == "private_mean_delta"
     assert advice.ssp_public_ridge(cell, 0.4) in advice.DEFAULT_GRID
 
@@ -125,3 +127,34 @@ def test_the_development_choice_is_the_least_geometric_mean_by_brute_force(cells
     assert scores[chosen] == min(scores.values())
     assert advice.FAMILY["pure"].index(chosen) == min(i for i, p in enumerate(advice.FAMILY["pure"])
                                                      if scores[p] == scores[chosen])
+
+
+def test_per_table_ratios_carry_their_monte_carlo_error_and_match_a_recomputation(cells):
+    per = advice.per_table_ratio(cells, "auto:0.4:5.0", "private_mean")
+    assert set(per.index) == {"meap01", "affairs"} and (per.log_se >= 0).all()
+    # a hand computation from the cells: the geometric mean of the ratios, the delta method's error
+    table = advice.procedure_table([c for c in cells if c.table == "meap01"], ("auto:0.4:5.0", "private_mean"))
+    auto, mean = (table[table.procedure == p] for p in ("auto:0.4:5.0", "private_mean"))
+    logs = np.log(auto.loss.to_numpy() / mean.loss.to_numpy())
+    assert per.loc["meap01", "ratio"] == pytest.approx(np.exp(logs.mean()), rel=1e-12)
+    rel = (auto.se.to_numpy() / auto.loss.to_numpy()) ** 2
+    assert per.loc["meap01", "log_se"] == pytest.approx(np.sqrt(rel.sum()) / len(logs), rel=1e-12)
+    assert (mean.se == 0).all()
+    with pytest.raises(ValueError, match="mean = 'ssp_checked:0.4'.*exact"):
+        advice.per_table_ratio(cells, "private_mean", "ssp_checked:0.4")
+
+
+def test_a_table_recomputed_with_its_own_releases_gives_the_cells_ratio():
+    cells = [advice.cell_losses("meap01", profile, split, draws=20, masks=4)
+             for profile in advice.PROFILES for split in advice.SPLITS]
+    per = advice.per_table_ratio(cells, "auto:0.4:5.0", "private_mean")
+    ratio, se = advice.checked_ratio("meap01", 0.4, 5.0, draws=20)
+    assert ratio == pytest.approx(per.loc["meap01", "ratio"], rel=1e-12)
+    assert se == pytest.approx(per.loc["meap01", "log_se"], rel=1e-12)
+
+
+def test_the_private_means_loss_is_the_comparisons_row():
+    sums = advice.cell_sums("meap01", "paper", 0, masks=4)
+    table = comparison.expected_losses(sums, [1.0], draws=3, seed=0).set_index("method")
+    assert comparison.private_mean_loss(sums) == table.loc["private_mean", "loss"]
+    assert comparison.private_mean_loss(sums, gaussian=True) == table.loc["private_mean_delta", "loss"]

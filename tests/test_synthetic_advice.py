@@ -58,7 +58,8 @@ def test_the_procedures_read_the_configurations_losses():
         config = sa.configuration_losses(2, n, 0.9, "uniform", draws=10)
         out = sa.procedure_losses(config, 2)
         assert automatic.choose(float(n), 1.0, 3).mechanism == chose
-        assert out["auto"] == (out["private_mean"] if chose == "mean" else out["ssp_public"])
+        assert out["auto"] == (out["private_mean"] if chose == "mean" else config["checked"]["ssp_checked"])
+        assert (config["checked"] == {}) == (chose == "mean")
         assert out["oracle"] <= min(out[p] for p in sa.PROCEDURES if p != "auto") + 1e-15
         assert out["non_private"] <= out["mean"] <= out["midpoint"]
         assert out["budget_ratio"] == n / 9

@@ -34,7 +34,8 @@ from ..tuning import pruned_lambda
 
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
-           "geometric_mean", "choose_on_development", "PRIVATE", "table_interval"]
+           "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
+           "per_table_ratio", "cell_sums", "checked_ratio"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -80,7 +81,10 @@ class Cell:
     levels : numpy.ndarray
         The training rows' levels (public).
     losses : pandas.DataFrame
-        Index ``lambda`` (the grid), one column per row of :data:`pdp_lib.io.comparison.METHODS`.
+        Index ``lambda`` (the grid), one column per row of :data:`pdp_lib.io.comparison.METHODS` and one of its
+        Monte Carlo standard error per row (``<row>_se``, 0 where the loss is exact), and two of SSP's
+        checked releases with the intercept (:func:`pdp_lib.io.comparison.checked_losses`): ``ssp_checked`` at the
+        public ridges of :data:`C_GRID` (``nan`` at the other values of ``lambda``) and ``ssp_gaussian_checked`` at Gaussian SSP's public ridge (the same on every row).
     """
 
     table: str
@@ -92,8 +96,9 @@ class Cell:
     losses: pd.DataFrame
 
 
-def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
-    """Every release's expected test loss on one (table, profile, split), by the command line's comparison."""
+def cell_sums(table: str, profile: str, split: int, *, masks: int = 20):
+    """The comparison's sums (:func:`pdp_lib.io.comparison.compare_sums`) of one (table, profile, split): its levels
+    drawn in random row order, its columns in the domain, a fifth of the rows for test."""
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
@@ -105,11 +110,28 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.csv"
         frame.to_csv(path, index=False)
-        sums = comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=DELTA)
+        return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=DELTA)
+
+
+def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
+    """Every release's expected test loss on one (table, profile, split), by the command line's comparison."""
+    sums = cell_sums(table, profile, split, masks=masks)
     losses = comparison.expected_losses(sums, DEFAULT_GRID, draws=draws, seed=split)
     levels = np.repeat(sums.levels, sums.counts.astype(int))
+    frame = losses.pivot(index="lam", columns="method", values="loss")
+    frame = frame.join(losses.pivot(index="lam", columns="method", values="se").add_suffix("_se"))
+    total, smallest = float(np.sum(levels)), float(levels.min())
+    ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
+    checked = comparison.checked_losses(sums, ridges, draws, split)
+    ridge = comparison.gaussian_public_ridge(sums)
+    checked_d = comparison.checked_losses(sums, [ridge], draws, split, gaussian=True)[ridge][0]
+    for name, values in (("ssp_checked", {lam: v for lam, (v, _) in checked.items()}),
+                         ("ssp_gaussian_checked", {lam: checked_d for lam in frame.index})):
+        frame[name] = [float(values[lam].mean()) if lam in values else np.nan for lam in frame.index]
+        frame[name + "_se"] = [float(values[lam].std(ddof=1) / np.sqrt(draws)) if lam in values else np.nan
+                               for lam in frame.index]
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
-                losses=losses.pivot(index="lam", columns="method", values="loss"))
+                losses=frame)
 
 
 def benchmark_cells(tables, profiles=tuple(PROFILES), splits=SPLITS, **kwargs) -> list:
@@ -133,19 +155,26 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     """``(release, lambda)`` of ``procedure`` on ``cell``, from public facts only.
 
     Besides the names of :data:`PURE` and :data:`APPROXIMATE`: ``"ssp_public:c"`` (pure SSP at
-    :func:`ssp_public_ridge` with ``c``), ``"auto:c:tau"`` (that release when :func:`budget_ratio` is at least
-    ``tau``, else the private mean) and ``"auto_delta:tau"`` (Gaussian SSP at its public ridge when the budget ratio
-    is at least ``tau``, else the private mean under ``delta``).
+    :func:`ssp_public_ridge` with ``c``), ``"ssp_checked:c"`` (its checked release with the intercept,
+    :mod:`pdp_lib.mechanisms.checked_ssp`, at that ridge), ``"auto:c:tau"`` (the checked release when
+    :func:`budget_ratio` is at least ``tau``, else the private mean), ``"auto_delta:tau"`` (Gaussian SSP's checked
+    release at its public ridge when the budget ratio is at least ``tau``, else the private mean under ``delta``),
+    and ``"auto_plain:c:tau"`` and ``"auto_delta_plain:tau"``, the same rules with the plain ridge and no check
+    (the benchmark's first round, :data:`FIRST_ROUND`).
     """
     name, *args = procedure.split(":")
-    if name == "auto":
+    if name in ("auto", "auto_plain"):
         c, tau = map(float, args)
-        return _choice(cell, f"ssp_public:{c}" if budget_ratio(cell) >= tau else "private_mean")
-    if name == "auto_delta":
-        return _choice(cell, "ssp_gaussian" if budget_ratio(cell) >= float(args[0]) else "private_mean_delta")
+        kind = "ssp_checked" if name == "auto" else "ssp_public"
+        return _choice(cell, f"{kind}:{c}" if budget_ratio(cell) >= tau else "private_mean")
+    if name in ("auto_delta", "auto_delta_plain"):
+        kind = "ssp_gaussian_checked" if name == "auto_delta" else "ssp_gaussian"
+        return _choice(cell, kind if budget_ratio(cell) >= float(args[0]) else "private_mean_delta")
     if name == "ssp_public":
         return "ssp", ssp_public_ridge(cell, float(args[0]))
-    if name in ("midpoint", "private_mean", "private_mean_delta", "ssp_gaussian", "adassp"):
+    if name == "ssp_checked":
+        return "ssp_checked", ssp_public_ridge(cell, float(args[0]))
+    if name in ("midpoint", "private_mean", "private_mean_delta", "ssp_gaussian", "adassp", "ssp_gaussian_checked"):
         return name, DEFAULT_GRID[0]                       # no lambda: the same loss on every row
     if name == "non_personalized_pruned":
         standard = np.full(cell.levels.size, cell.levels.min())
@@ -154,33 +183,88 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     return _RELEASE[name], pruned_lambda(DEFAULT_GRID, cell.levels, cell.d, B=B)
 
 
-PRIVATE = tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE + comparison.CHOSEN) + ("midpoint",)
-"""The releases the oracle chooses among: every private row of :data:`pdp_lib.io.comparison.METHODS`, and the
-midpoint, which spends nothing."""
+PRIVATE = (tuple(m for m in comparison.METHODS if m not in comparison.NOT_PRIVATE + comparison.CHOSEN)
+           + ("midpoint", "ssp_checked", "ssp_gaussian_checked"))
+"""The releases the oracle chooses among: every private row of :data:`pdp_lib.io.comparison.METHODS`, the
+midpoint, which spends nothing, and SSP's checked releases."""
 
 
 def procedure_table(cells, procedures=PURE + APPROXIMATE) -> pd.DataFrame:
-    """One row per (cell, procedure): the release and ``lambda`` chosen, its expected loss, the oracle's, the ratio.
+    """One row per (cell, procedure): the release and ``lambda`` chosen, its expected loss and that loss's Monte Carlo
+    standard error (0 where it is exact), the oracle's loss, the ratio.
 
     The oracle of a pure procedure is the best pure release; of an approximate one, the best release of either
     kind (a pure release is also ``(epsilon_i, delta)``-DP)."""
     rows = []
-    pure_rows = [m for m in PRIVATE if m not in comparison.DELTA_METHODS]        # the midpoint included
     for cell in cells:
+        pure_rows = [m for m in PRIVATE if m not in comparison.DELTA_METHODS + ("ssp_gaussian_checked",)]
         oracle = {"pure": float(cell.losses[pure_rows].min().min()),
                   "approximate": float(cell.losses[list(PRIVATE)].min().min())}
         for procedure in procedures:
             release, lam = _choice(cell, procedure)
             loss = float(cell.losses.loc[lam, release])
             kind = _guarantee(procedure)
-            rows.append((cell.table, cell.profile, cell.split, procedure, kind, release, lam, loss, oracle[kind],
+            se = float(cell.losses.loc[lam, release + "_se"])
+            rows.append((cell.table, cell.profile, cell.split, procedure, kind, release, lam, loss, se, oracle[kind],
                          loss / oracle[kind], float(cell.losses.loc[lam, "mean"])))
     return pd.DataFrame(rows, columns=["table", "profile", "split", "procedure", "guarantee", "release", "lam",
-                                       "loss", "oracle", "ratio", "training_mean"])
+                                       "loss", "se", "oracle", "ratio", "training_mean"])
+
+
+def checked_ratio(table: str, c: float, tau: float, *, gaussian: bool = False, draws: int = DRAWS) -> tuple:
+    """The automatic rule ``auto:c:tau`` (``gaussian``: ``auto_delta:tau``, ``c`` unused) on one table with
+    ``draws`` releases per cell: ``(ratio, log_se)`` of its loss to the private mean's (of the same guarantee), as
+    :func:`per_table_ratio` gives from the benchmark's cells, with more releases where the benchmark's leave the
+    answer open."""
+    logs, rels = [], []
+    for profile in PROFILES:
+        for split in SPLITS:
+            sums = cell_sums(table, profile, split)
+            levels = np.repeat(sums.levels, sums.counts.astype(int))
+            total = float(np.sum(levels))
+            if gaussian:
+                mean = comparison.private_mean_loss(sums, gaussian=True)
+                lam = comparison.gaussian_public_ridge(sums)
+            else:
+                mean = comparison.private_mean_loss(sums)
+                lam = automatic.ssp_ridge(total, float(levels.min()), int(sums.d), c, DEFAULT_GRID)
+            if automatic.budget_ratio(total, int(sums.d)) < tau:
+                logs.append(0.0)
+                rels.append(0.0)
+                continue
+            values, _ = comparison.checked_losses(sums, [lam], draws, split, gaussian=gaussian)[lam]
+            logs.append(float(np.log(values.mean() / mean)))
+            rels.append(float((values.std(ddof=1) / np.sqrt(draws) / values.mean()) ** 2))
+    return float(np.exp(np.mean(logs))), float(np.sqrt(np.sum(rels)) / len(logs))
+
+
+def per_table_ratio(cells, procedure: str, mean: str) -> pd.DataFrame:
+    """Each table's ratio of ``procedure``'s expected loss to ``mean``'s (a release whose loss is exact): the
+    geometric mean over the table's cells, with the Monte Carlo standard error of its logarithm (the delta method:
+    each cell's relative standard error, the cells' draws independent).  Index ``table``; columns ``ratio`` and
+    ``log_se``."""
+    table = procedure_table(cells, (procedure, mean))
+    wide = table.pivot_table(index=["table", "profile", "split"], columns="procedure", values=["loss", "se"],
+                             dropna=False)
+    if not (wide["se"][mean] == 0.0).all():
+        raise ValueError(f"mean = {mean!r}: its loss must be exact (a standard error of 0 on every cell)")
+    logs = np.log(wide["loss"][procedure] / wide["loss"][mean])
+    rel = (wide["se"][procedure] / wide["loss"][procedure]) ** 2
+    by = logs.groupby(level="table")
+    return pd.DataFrame({"ratio": np.exp(by.mean()),
+                         "log_se": np.sqrt(rel.groupby(level="table").agg(lambda v: v.to_numpy().sum())) / by.size()})
 
 
 def _guarantee(procedure: str) -> str:
     return "approximate" if procedure in APPROXIMATE or procedure.startswith("auto_delta") else "pure"
+
+
+FIRST_ROUND = {"pure": "auto_plain:0.4:50.0", "approximate": "auto_delta_plain:50.0"}
+"""The rules the development tables chose in the benchmark's first round, before the evaluation tables were first
+read: the plain ridge, which shrinks the intercept towards 0, and no check.  On the evaluation tables the first
+round lost clearly to the private mean on ``401ksubs``, whose labels sit far from the midpoint with a
+small spread), so the second round added the centred ridge and the check (:mod:`pdp_lib.mechanisms.checked_ssp`)
+and chose again on the development tables; the chapter reports both rounds."""
 
 
 C_GRID = (0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
@@ -191,8 +275,10 @@ TAU_GRID = (5.0, 10.0, 20.0, 30.0, 50.0, 100.0, 200.0)
 
 FAMILY = {
     "pure": PURE + tuple(f"ssp_public:{c}" for c in C_GRID)
+            + tuple(f"auto_plain:{c}:{tau}" for c in C_GRID for tau in TAU_GRID)
             + tuple(f"auto:{c}:{tau}" for c in C_GRID for tau in TAU_GRID),
-    "approximate": APPROXIMATE + tuple(f"auto_delta:{tau}" for tau in TAU_GRID),
+    "approximate": APPROXIMATE + tuple(f"auto_delta_plain:{tau}" for tau in TAU_GRID)
+                   + tuple(f"auto_delta:{tau}" for tau in TAU_GRID),
 }
 """The procedures the advice is chosen among, under each guarantee, in order of simplicity (a tie goes to the
 earlier): the fixed procedures, then the tuned ones."""

@@ -19,7 +19,9 @@ model :math:`\theta` is then :math:`L(\theta) = E[y^2] - 2\theta^\top b + \theta
 Losses (:func:`configuration_losses`): PDP-OP at every ``lambda`` of the grid, exact (:math:`L(\bar\theta_\lambda) +
 (d+1)\,\mathrm{tr}(A)/\eta^2` in dimension :math:`d+1`, Remark 3.1); standard DP at the smallest level, exact; the
 private mean, exact (:math:`\mathrm{Var}(y) + 2(2/S)^2`); the midpoint, :math:`E[y^2]`; the non-private ridge's best
-on the grid; and pure SSP, a Monte Carlo mean over ``draws`` releases solved at every ``lambda`` of the grid.
+on the grid; and pure SSP, a Monte Carlo mean over ``draws`` releases solved at every ``lambda`` of the grid, and,
+where ``mechanism="auto"`` releases SSP, the same releases checked (:mod:`pdp_lib.mechanisms.checked_ssp`) at its
+public ridge.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..bounds import noise_scale
-from ..mechanisms import automatic, ssp
+from ..mechanisms import automatic, checked_ssp, ssp
 from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..mechanisms.output_perturbation import sample_l2_laplace
 from ..tuning import pruned_lambda
@@ -125,7 +127,8 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     """Every release's expected test loss in one configuration: ``{"levels": ..., "losses": DataFrame}``, the frame
     indexed by the grid's ``lambda`` with the columns ``pdp_op``, ``non_personalized``, ``ssp`` (and ``ssp_se``, its
     Monte Carlo standard error), ``non_private`` (each at that ``lambda``), ``private_mean``, ``midpoint`` and
-    ``mean`` (the same on every row).  ``draws``: SSP's releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
+    ``mean`` (the same on every row); ``"checked"``: where ``mechanism="auto"`` releases SSP, the checked releases'
+    mean loss at its public ridge, its standard error and the share that kept the regression (else empty).  ``draws``: SSP's releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
     draws = DRAWS.get(d, 30) if draws is None else draws
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(d, n, PROFILES.index(profile))))
     eps = profile_levels(profile, n, gen)
@@ -147,6 +150,18 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     gram_noise = sample_l2_laplace(cal.eta_gram, p, draws, noise_gen)
     moment_noise = sample_l2_laplace(cal.eta_moment, k, draws, noise_gen)
     thetas = ssp.noisy_solutions(pop.A, pop.b, gram_noise, moment_noise, list(DEFAULT_GRID))
+    checked = {}
+    if automatic.budget_ratio(total, k) >= automatic.THRESHOLD:      # where mechanism="auto" releases SSP
+        lam = automatic.ssp_ridge(total, smallest, k)
+        law = checked_ssp.NoiseLaw("l2-laplace", cal.eta_gram, cal.eta_moment)
+        boot = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(d, n, int(100 * r2),
+                                                                       PROFILES.index(profile), 2)))
+        (stack,), (gains,) = checked_ssp.checked_solutions(ssp.symmetric_stack(pop.A, gram_noise),
+                                                           pop.b + moment_noise, [lam], law, boot)
+        values = pop.loss(stack)
+        checked = {"ssp_checked": float(values.mean()),
+                   "ssp_checked_se": float(values.std(ddof=1) / math.sqrt(values.size)),
+                   "kept": float(np.mean(gains > 0.0))}
     for lam, stack in zip(DEFAULT_GRID, thetas):
         values = pop.loss(stack)
         rows[lam]["ssp"] = float(values.mean())
@@ -156,7 +171,7 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     frame["private_mean"] = variance + 2.0 * (2.0 / total) ** 2
     frame["midpoint"] = pop.yy
     frame["mean"] = variance
-    return {"levels": eps, "losses": frame}
+    return {"levels": eps, "losses": frame, "checked": checked}
 
 
 PROCEDURES = ("midpoint", "private_mean", "auto", "pdp_op_pruned", "non_personalized_pruned", "ssp_public")
@@ -180,7 +195,8 @@ def procedure_losses(config: dict, d: int, rules=None) -> dict:
            "ssp_public": float(losses.loc[lam_ssp, "ssp"]), "ssp_public_se": float(losses.loc[lam_ssp, "ssp_se"]),
            "pdp_op_pruned": float(losses.loc[rules[0], "pdp_op"]),
            "non_personalized_pruned": float(losses.loc[rules[1], "non_personalized"])}
-    out["auto"] = out["ssp_public"] if choice.mechanism == "ssp" else out["private_mean"]
+    out["auto"] = config["checked"]["ssp_checked"] if choice.mechanism == "ssp" else out["private_mean"]
+    out["kept"] = config["checked"].get("kept", 0.0)
     out["oracle"] = float(min(losses[["pdp_op", "ssp"]].min().min(), out["private_mean"], out["midpoint"]))
     out["non_private"] = float(losses["non_private"].min())
     out["mean"] = float(losses["mean"].iloc[0])

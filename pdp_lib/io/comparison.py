@@ -43,7 +43,7 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -406,29 +406,84 @@ def _ssp_losses(sums: CompareSums, lams: list, draws: int, gen) -> dict:
     return {lam: np.concatenate(v) for lam, v in losses.items()}
 
 
+def private_mean_loss(sums: CompareSums, *, gaussian: bool = False) -> float:
+    """The private mean's expected test loss, exact: the rows ``private_mean`` and (``gaussian=True``)
+    ``private_mean_delta`` of :func:`expected_losses`."""
+    if gaussian:
+        M = sums.mu_total
+        return _constant_loss(sums.test, sums.gaussian.ysum / M) + private_mean.noise_variance(M, gaussian=True)
+    total = sums.eps_total
+    return _constant_loss(sums.test, sums.weighted.ysum / total) + private_mean.noise_variance(total, gaussian=False)
+
+
+def checked_losses(sums: CompareSums, lams: list, draws: int, seed: int, *, gaussian: bool = False) -> dict:
+    """The test losses of ``draws`` checked releases of SSP with the intercept
+    (:mod:`pdp_lib.mechanisms.checked_ssp`) at each ``lambda``: from the same noise as the ``ssp`` row (pure) or
+    the ``ssp_gaussian`` row (``gaussian=True``, the Gaussian noise of ``sums.gaussian``), the bootstrap from a
+    stream of its own.  ``{lam: (losses, share of releases that kept the regression)}``."""
+    from ..mechanisms import adassp, checked_ssp, ssp
+
+    d = sums.d
+    if gaussian:
+        M = sums.mu_total
+        A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
+        cal = adassp.adassp_calibration(M, sums.mu_min, d, sums.delta, adassp.check_shares((0.5, 0.5, 0.0)))
+        law = checked_ssp.NoiseLaw("gaussian", cal.sigma_gram, cal.sigma_moment)
+        gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
+    else:
+        total = sums.eps_total
+        A, c = sums.weighted.gram / total, sums.weighted.moment / total
+        cal = ssp.ssp_calibration(total, float(sums.levels[0]), d)
+        law = checked_ssp.NoiseLaw("l2-laplace", cal.eta_gram, cal.eta_moment)
+        gen = _release_stream(seed)
+    boot = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(checked_ssp.CHECK_STREAM,)))
+    out = {lam: ([], []) for lam in lams}
+    for start in range(0, draws, _BATCH):
+        size = min(_BATCH, draws - start)
+        gram_noise, moment_noise = law.draw(size, d, gen)
+        A_hat = ssp.symmetric_stack(A, gram_noise)
+        thetas, gains = checked_ssp.checked_solutions(A_hat, c + moment_noise, lams, law, boot)
+        for lam, theta, gain in zip(lams, thetas, gains):
+            out[lam][0].append(_test_losses(sums.test, theta))
+            out[lam][1].append(gain > 0.0)
+    return {lam: (np.concatenate(v), float(np.concatenate(k).mean())) for lam, (v, k) in out.items()}
+
+
 def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int) -> list:
     """The rows of :data:`CHOSEN`: the loss of the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the
-    training rows' levels, from the rows already computed (SSP at a ``lambda`` off ``lams`` from the same draws as
-    the ``ssp`` row); none without the intercept, which ``mechanism="auto"`` needs."""
+    training rows' levels: the private mean's row, or SSP's checked release (:func:`checked_losses`, from the same
+    noise as the ``ssp`` or ``ssp_gaussian`` row); none without the intercept, which ``mechanism="auto"`` needs."""
     from ..mechanisms.automatic import choose
 
     if not sums.intercept:
         return []
     loss = {(lam, method): (value, se) for lam, method, value, se in rows}
+
+    def checked(lam, gaussian):
+        values, _ = checked_losses(sums, [lam], draws, seed, gaussian=gaussian)[lam]
+        return float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))
+
     choice = choose(sums.eps_total, float(sums.levels[0]), sums.d)
-    if choice.mechanism == "mean":
-        pick = loss[lams[0], "private_mean"]
-    elif (choice.lam, "ssp") in loss:
-        pick = loss[choice.lam, "ssp"]
-    else:
-        values = _ssp_losses(sums, [choice.lam], draws, _release_stream(seed))[choice.lam]
-        pick = (float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws)))
+    pick = loss[lams[0], "private_mean"] if choice.mechanism == "mean" else checked(choice.lam, False)
     out = [(lam, "auto", *pick) for lam in lams]
     if sums.gaussian is not None:
         choice = choose(sums.eps_total, float(sums.levels[0]), sums.d, sums.delta)
-        method = "ssp_gaussian" if choice.mechanism == "ssp" else "private_mean_delta"
-        out += [(lam, "auto_delta", *loss[lams[0], method]) for lam in lams]
+        if choice.mechanism == "mean":
+            pick = loss[lams[0], "private_mean_delta"]
+        else:
+            pick = checked(gaussian_public_ridge(sums), True)
+        out += [(lam, "auto_delta", *pick) for lam in lams]
     return out
+
+
+def gaussian_public_ridge(sums: CompareSums) -> float:
+    """Gaussian SSP's public ridge for the sums weighted by ``mu*`` (:func:`pdp_lib.mechanisms.adassp.ridge_rule`
+    with the eigenvalue's bound at 0): it reads no data."""
+    from ..mechanisms import adassp
+
+    cal = adassp.adassp_calibration(sums.mu_total, sums.mu_min, sums.d, sums.delta,
+                                    adassp.check_shares((0.5, 0.5, 0.0)))
+    return float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, sums.d, sums.delta))
 
 
 def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
@@ -441,7 +496,7 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
     cal = adassp.adassp_calibration(M, sums.mu_min, d, delta, adassp.check_shares((0.5, 0.5, 0.0)))
-    ridge = float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, d, delta))        # public: reads no data
+    ridge = gaussian_public_ridge(sums)                                          # public: reads no data
     losses, p = [], d * (d + 1) // 2
     for start in range(0, draws, _BATCH):
         size = min(_BATCH, draws - start)
@@ -453,7 +508,7 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     thetas, _ = adassp.adassp_draws(A, c, float(np.linalg.eigvalsh(A)[0]),
                                     (cal_a.sigma_gram, cal_a.sigma_moment, cal_a.sigma_eigen), delta, gen, draws)
     a_loss = _test_losses(test, thetas)
-    pm = _constant_loss(test, sums.gaussian.ysum / M) + private_mean.noise_variance(M, gaussian=True)
+    pm = private_mean_loss(sums, gaussian=True)
     rows = []
     for lam in lams:
         radius = norm_bound(lam, d)
@@ -498,9 +553,7 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
                                    if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
                                    for part in sums.masks[kind]])
                 rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
-            noise = private_mean.noise_variance(sums.eps_total, gaussian=False)     # Laplace(2 / S)
-            rows.append((lam, "private_mean", _constant_loss(sums.test, sums.weighted.ysum / sums.eps_total) + noise,
-                         0.0))
+            rows.append((lam, "private_mean", private_mean_loss(sums), 0.0))        # Laplace(2 / S) noise
             rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))
             rows.append((lam, "mean", _constant_loss(sums.test, sums.plain.ysum / n), 0.0))   # the training mean
             rows.append((lam, "midpoint", _constant_loss(sums.test, 0.0), 0.0))

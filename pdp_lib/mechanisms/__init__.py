@@ -21,8 +21,10 @@
                          explicit opt-in (sampler="float")
 ``private_mean``         the re-weighted mean label released with Laplace or Gaussian noise, exactly: the simplest
                          private release, against which the book holds every regression
-``automatic``            ``mechanism="auto"``: SSP at its public ridge or the private mean, chosen from public facts
-                         by the rule the held-out benchmark's development tables chose
+``checked_ssp``          SSP with an intercept, post-processed: the ridge centred on the released mean, checked
+                         against the intercept-only model from the same release
+``automatic``            ``mechanism="auto"``: SSP's checked release at its public ridge or the private mean,
+                         chosen from public facts by the rule the held-out benchmark's development tables chose
 ``registry``             the mechanisms a user can fit (``fit --mechanism``, ``PersonalizedRidge(mechanism=)``),
                          each declared once: its guarantee, its parameters, its release from the streamed sums
 ``from_sums``            each mechanism's release from the streamed sums, and what the command line says of it

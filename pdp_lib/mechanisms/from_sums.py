@@ -17,6 +17,7 @@ import numpy as np
 from ..bounds import noise_scale, norm_bound
 from ..formatting import sig
 from ..validation import check_count, check_fraction, check_positive, check_rng
+from . import checked_ssp
 from . import noise_energy as ne
 from .release import Release
 
@@ -68,6 +69,25 @@ def output_release(sums, lam, rng, *, sampler: str, B=None, **_) -> Release:
                           "sampler": sampler})
 
 
+def _ssp_statistics(sums, rng, sampler: str) -> tuple:
+    """SSP's released statistics ``(A_hat, b_hat, calibration)`` from the sums: on the lattice, or in floating
+    point."""
+    from . import ssp
+
+    if sampler == "exact":
+        if rng is not None:
+            check_rng(rng)
+        return ssp.statistics_from_sums(sums.gram, sums.moment, sums.total, sums.level_min, sums.rows, sums.rounds,
+                                        rng)
+    d = sums.moment.size
+    cal = ssp.ssp_calibration(sums.total, sums.level_min, d)
+    rows, cols = np.triu_indices(d)
+    upper = np.asarray(sums.gram, dtype=float)[rows, cols] / sums.total
+    A_hat, b_hat = ssp.float_statistics(upper, np.asarray(sums.moment, dtype=float) / sums.total, cal,
+                                        check_rng(rng))
+    return A_hat, b_hat, cal
+
+
 def ssp_release(sums, lam, rng, *, sampler: str, **_) -> Release:
     """Sufficient-statistics perturbation, pure DP: l2-Laplace noise on each weighted statistic, then the ridge
     solved at ``lam`` (:func:`pdp_lib.mechanisms.ssp.statistics_from_sums`, or its floating-point form)."""
@@ -76,17 +96,7 @@ def ssp_release(sums, lam, rng, *, sampler: str, **_) -> Release:
     lam = check_positive(lam, "lam")
     _check_total(sums)
     d = sums.moment.size
-    if sampler == "exact":
-        if rng is not None:
-            check_rng(rng)
-        A_hat, b_hat, cal = ssp.statistics_from_sums(sums.gram, sums.moment, sums.total, sums.level_min, sums.rows,
-                                                     sums.rounds, rng)
-    else:
-        cal = ssp.ssp_calibration(sums.total, sums.level_min, d)
-        rows, cols = np.triu_indices(d)
-        upper = np.asarray(sums.gram, dtype=float)[rows, cols] / sums.total
-        A_hat, b_hat = ssp.float_statistics(upper, np.asarray(sums.moment, dtype=float) / sums.total, cal,
-                                            check_rng(rng))
+    A_hat, b_hat, cal = _ssp_statistics(sums, rng, sampler)
     theta = ssp.solve_statistics(A_hat, b_hat, lam)
     if not np.all(np.isfinite(theta)):
         raise ValueError(f"the noise overflowed: the levels sum to {sums.total!r}, far too little for any use; "
@@ -95,7 +105,7 @@ def ssp_release(sums, lam, rng, *, sampler: str, **_) -> Release:
     return Release(theta=theta, mechanism="ssp", theorem="ssp", guarantee="pure", lam=float(lam),
                    fields={"B": None, "eta": {"gram": float(eta_gram), "moment": float(eta_moment)}},
                    energy=lambda: ne.ssp_energy(eta_gram, eta_moment, lam, d, ne.gram_floor(A_hat)),
-                   facts={"eta_gram": eta_gram, "eta_moment": eta_moment})
+                   facts={"eta_gram": eta_gram, "eta_moment": eta_moment, "statistics": (A_hat, b_hat, cal)})
 
 
 def _check_gaussian_sums(sums, delta) -> float:
@@ -146,7 +156,7 @@ def gaussian_ssp_release(sums, lam, rng, *, sampler: str, delta, **_) -> Release
     return Release(theta=theta, mechanism="ssp", theorem="adassp" if rule == "auto" else "ssp-gaussian",
                    guarantee="approximate", lam=float(lam),
                    fields={"B": None, "eta": None, "delta": delta, "noise": noise, "ridge": ridge}, energy=energy,
-                   facts={"delta": delta, "rows": n})
+                   facts={"delta": delta, "rows": n, "statistics": (release.gram, release.moment, cal)})
 
 
 def gd_release(sums, lam, rng, *, sampler: str, delta, steps=None, **_) -> Release:
@@ -252,12 +262,23 @@ def auto_release(sums, lam, rng, *, sampler: str, delta=None, intercept: bool = 
     choice = choose(sums.total, sums.level_min, sums.moment.size, delta)
     if choice.mechanism == "mean":
         release = mean_release(sums, None, rng, sampler=sampler, delta=delta, intercept=intercept)
-    elif delta is None:
+        return dataclasses.replace(release, fields={**release.fields, "chosen_by": choice.record()},
+                                   facts={**release.facts, "choice": choice})
+    if not intercept:
+        raise ValueError("mechanism='auto' needs the intercept (--intercept): its releases are the intercept-only "
+                         "model or the ridge centred on it")
+    if delta is None:
         release = ssp_release(sums, choice.lam, rng, sampler=sampler)
+        A_hat, b_hat, cal = release.facts["statistics"]
+        law = checked_ssp.NoiseLaw("l2-laplace", cal.eta_gram, cal.eta_moment)
     else:
         release = gaussian_ssp_release(sums, choice.lam, rng, sampler=sampler, delta=delta)
-    return dataclasses.replace(release, fields={**release.fields, "chosen_by": choice.record()},
-                               facts={**release.facts, "choice": choice})
+        A_hat, b_hat, cal = release.facts["statistics"]
+        law = checked_ssp.NoiseLaw("gaussian", cal.sigma_gram, cal.sigma_moment)
+    checked = checked_ssp.checked_release(A_hat, b_hat, release.lam, law, checked_ssp.check_stream(rng))
+    return dataclasses.replace(release, theta=checked.theta, energy=None,
+                               fields={**release.fields, "chosen_by": choice.record(), "checked": checked.record()},
+                               facts={**release.facts, "choice": choice, "checked": checked})
 
 
 # What the command line tells the operator after each release: one sentence, then warnings (public facts only).

@@ -28,6 +28,7 @@ import numbers
 from dataclasses import dataclass
 from typing import Callable
 
+from ..formatting import sig
 from . import automatic, from_sums
 from .noisy_gd import MAX_STEPS
 from .release import Release
@@ -109,7 +110,12 @@ class Mechanism:
 
 def _auto_summary(release: Release) -> str:
     """What the automatic choice released, in the chosen mechanism's words, and why."""
-    return f"{REGISTRY[release.mechanism].summary_of(release)}; chosen by mechanism 'auto': {release.facts['choice'].reason()}"
+    text = f"{REGISTRY[release.mechanism].summary_of(release)}; chosen by mechanism 'auto': {release.facts['choice'].reason()}"
+    checked = release.facts.get("checked")
+    if checked is not None:
+        text += (f"; released {checked.record()['kept']} (its estimated gain over the intercept-only model, net of "
+                 f"the bootstrap's optimism: {sig(checked.gain, 3)})")
+    return text
 
 
 def _auto_warnings(release: Release) -> list:
@@ -142,9 +148,11 @@ REGISTRY = {m.name: m for m in (
               approximate_release=from_sums.mean_release, summary_of=from_sums.mean_summary,
               warnings_of=from_sums.delta_warnings, takes_lam=False, needs_intercept=True),
     Mechanism("auto", "the automatic choice",
-              f"chosen from public facts only: ssp at its public ridge when sum(eps) / d^2 is at least "
-              f"{automatic.THRESHOLD:g} ({automatic.THRESHOLD_DELTA:g} with --delta), else the private mean (the "
-              f"book's chapter 'Which mechanism, which lambda'); no --lam; needs --intercept", "either", exact=True,
+              f"chosen from public facts only: ssp at its public ridge, solved as the ridge centred on the "
+              f"released mean and kept only when it beats the intercept-only model on the release, when "
+              f"sum(eps) / d^2 is at least {automatic.THRESHOLD:g} ({automatic.THRESHOLD_DELTA:g} with --delta), "
+              f"else the private mean (the book's chapter 'Which mechanism, which lambda'); no --lam; needs "
+              f"--intercept", "either", exact=True,
               takes_bound=False, takes_steps=False, sums_rules=(), compare_rows=("auto", "auto_delta"),
               pure_release=from_sums.auto_release, approximate_release=from_sums.auto_release,
               summary_of=_auto_summary, warnings_of=_auto_warnings, takes_lam=False,

@@ -68,7 +68,7 @@ from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sum
 from .output_perturbation import sample_l2_laplace_unchecked
 
 __all__ = ["SSPCalibration", "ssp_sensitivities", "ssp_calibration", "ssp_statistics", "float_statistics", "statistics_from_sums",
-           "lattice_statistics", "solve_statistics", "noisy_solutions", "ssp", "public_ridge", "SHARE", "FAILURE"]
+           "lattice_statistics", "solve_statistics", "symmetric_stack", "noisy_solutions", "ssp", "public_ridge", "SHARE", "FAILURE"]
 
 SHARE = 0.5
 """The default share ``rho`` of each budget spent on the Gram matrix (the rest on the moment)."""
@@ -253,6 +253,18 @@ def solve_clipped(A_hat: np.ndarray, b_hat: np.ndarray, lam: float) -> np.ndarra
     return vectors @ ((vectors.T @ b_hat) / (np.maximum(values, 0.0) + lam))
 
 
+def symmetric_stack(A, gram_noise) -> np.ndarray:
+    """The noisy Gram matrices: ``gram_noise`` of shape ``(k, p)`` added to the upper triangle of ``A`` (row by row)
+    and mirrored; shape ``(k, d, d)``."""
+    A = np.asarray(A, dtype=float)
+    d = A.shape[0]
+    rows, cols = np.triu_indices(d)
+    noisy = np.zeros((len(gram_noise), d, d))
+    noisy[:, rows, cols] = A[rows, cols] + gram_noise
+    noisy += np.triu(noisy, 1).transpose(0, 2, 1)
+    return noisy
+
+
 def noisy_solutions(A, b, gram_noise, moment_noise, lams) -> list:
     """:func:`solve_statistics` for many releases at once: one ``(k, d)`` array per value of ``lams``.
 
@@ -261,12 +273,7 @@ def noisy_solutions(A, b, gram_noise, moment_noise, lams) -> list:
     For the experiments and for ``python -m pdp_lib compare``, in floating point.
     """
     A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
-    d = b.size
-    rows, cols = np.triu_indices(d)
-    noisy = np.zeros((len(gram_noise), d, d))
-    noisy[:, rows, cols] = A[rows, cols] + gram_noise
-    noisy += np.triu(noisy, 1).transpose(0, 2, 1)
-    values, vectors = np.linalg.eigh(noisy)
+    values, vectors = np.linalg.eigh(symmetric_stack(A, gram_noise))
     proj = np.einsum("rji,rj->ri", vectors, b + moment_noise)
     return [np.einsum("rij,rj->ri", vectors, proj / (np.maximum(values, 0.0) + lam)) for lam in lams]
 
