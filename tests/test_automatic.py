@@ -253,3 +253,24 @@ def test_the_model_file_states_the_mean_s_own_noise_and_no_lambda(tmp_path):
     assert privacy["sampler"].startswith("exact: the weighted label sum") and "Laplace" in privacy["sampler"]
     assert "no system is solved" in privacy["floating_point"] and "lambda" not in privacy["public"]
     assert "Proposition 'The private mean'" in privacy["theorem"]
+
+
+@pytest.mark.parametrize("delta", [None, 1e-6])
+def test_auto_releases_the_intercept_only_model_where_the_features_explain_nothing(delta):
+    # labels that do not depend on the features, far from the midpoint: the check drops the ridge in favour of the
+    # intercept-only model of the same release, and says so; with a strong signal it keeps the centred ridge
+    gen = np.random.default_rng(8)
+    n = 40_000
+    X = gen.random((n, 2))
+    noise = {} if delta is None else {"delta": delta, "noise": "gaussian"}
+    kept = {}
+    for signal in (0.0, 0.8):
+        y = np.clip(-0.6 + signal * (X[:, 0] - X[:, 1]) + 0.01 * gen.standard_normal(n), -1, 1)
+        model = PersonalizedRidge(mechanism="auto", fit_intercept=True, epsilon=1.0, random_state=4,
+                                  sampler="float", **noise).fit(X, y)
+        assert model.chosen_.mechanism == "ssp" and model.checked_ is not None
+        kept[signal] = model.checked_.regression
+        if not kept[signal]:
+            assert model.coef_.tolist() == [0.0, 0.0]
+            assert model.intercept_ == pytest.approx(-0.6, abs=0.01)
+    assert kept == {0.0: False, 0.8: True}
