@@ -262,7 +262,7 @@ def _guarantee(procedure: str) -> str:
 FIRST_ROUND = {"pure": "auto_plain:0.4:50.0", "approximate": "auto_delta_plain:50.0"}
 """The rules the development tables chose in the benchmark's first round, before the evaluation tables were first
 read: the plain ridge, which shrinks the intercept towards 0, and no check.  On the evaluation tables the first
-round lost clearly to the private mean on ``401ksubs``, whose labels sit far from the midpoint with a
+round lost clearly to the private mean on some tables, worst on ``401ksubs``, whose labels sit far from the midpoint with a
 small spread), so the second round added the centred ridge and the check (:mod:`pdp_lib.mechanisms.checked_ssp`)
 and chose again on the development tables; the chapter reports both rounds."""
 
