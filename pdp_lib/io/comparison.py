@@ -421,13 +421,13 @@ def checked_losses(sums: CompareSums, lams: list, draws: int, seed: int, *, gaus
     (:mod:`pdp_lib.mechanisms.checked_ssp`) at each ``lambda``: from the same noise as the ``ssp`` row (pure) or
     the ``ssp_gaussian`` row (``gaussian=True``, the Gaussian noise of ``sums.gaussian``), the bootstrap from a
     stream of its own.  ``{lam: (losses, share of releases that kept the regression)}``."""
-    from ..mechanisms import adassp, checked_ssp, ssp
+    from ..mechanisms import checked_ssp, ssp
 
     d = sums.d
     if gaussian:
         M = sums.mu_total
         A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
-        cal = adassp.adassp_calibration(M, sums.mu_min, d, sums.delta, adassp.check_shares((0.5, 0.5, 0.0)))
+        cal = _gaussian_ssp_calibration(sums)
         law = checked_ssp.NoiseLaw("gaussian", cal.sigma_gram, cal.sigma_moment)
         gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
     else:
@@ -481,9 +481,16 @@ def gaussian_public_ridge(sums: CompareSums) -> float:
     with the eigenvalue's bound at 0): it reads no data."""
     from ..mechanisms import adassp
 
-    cal = adassp.adassp_calibration(sums.mu_total, sums.mu_min, sums.d, sums.delta,
-                                    adassp.check_shares((0.5, 0.5, 0.0)))
-    return float(adassp.ridge_rule(0.0, cal.sigma_gram, 0.0, sums.d, sums.delta))
+    return float(adassp.ridge_rule(0.0, _gaussian_ssp_calibration(sums).sigma_gram, 0.0, sums.d, sums.delta))
+
+
+def _gaussian_ssp_calibration(sums: CompareSums):
+    """Gaussian SSP's noise for the sums weighted by ``mu*``: AdaSSP's calibration with the shares ``(0.5, 0.5, 0)``
+    (no eigenvalue released)."""
+    from ..mechanisms import adassp
+
+    return adassp.adassp_calibration(sums.mu_total, sums.mu_min, sums.d, sums.delta,
+                                     adassp.check_shares((0.5, 0.5, 0.0)))
 
 
 def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) -> list:
@@ -495,7 +502,7 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     d, M, delta, test = sums.d, sums.mu_total, sums.delta, sums.test
     A, c = sums.gaussian.gram / M, sums.gaussian.moment / M
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAUSSIAN,)))
-    cal = adassp.adassp_calibration(M, sums.mu_min, d, delta, adassp.check_shares((0.5, 0.5, 0.0)))
+    cal = _gaussian_ssp_calibration(sums)
     ridge = gaussian_public_ridge(sums)                                          # public: reads no data
     losses, p = [], d * (d + 1) // 2
     for start in range(0, draws, _BATCH):

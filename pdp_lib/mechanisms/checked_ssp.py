@@ -49,6 +49,7 @@ import numpy as np
 
 from ..validation import check_count, check_positive
 from .output_perturbation import sample_l2_laplace_unchecked
+from .ssp import symmetric_from_upper
 
 __all__ = ["REPLICATES", "NoiseLaw", "centred_solutions", "estimated_gains", "checked_solutions", "Checked",
            "checked_release", "check_stream", "CHECK_STREAM"]
@@ -92,14 +93,6 @@ class NoiseLaw:
             return self.gram * gen.standard_normal((size, p)), self.moment * gen.standard_normal((size, d))
         return (sample_l2_laplace_unchecked(self.gram, p, size, gen),
                 sample_l2_laplace_unchecked(self.moment, d, size, gen))
-
-
-def _symmetric(upper: np.ndarray, d: int) -> np.ndarray:
-    """The symmetric matrices whose upper triangles (row by row) are the last axis of ``upper``."""
-    rows, cols = np.triu_indices(d)
-    out = np.zeros(upper.shape[:-1] + (d, d))
-    out[..., rows, cols] = upper
-    return out + np.swapaxes(np.triu(out, 1), -1, -2)
 
 
 def _centred(values, vectors, b_hat, lams) -> tuple:
@@ -155,7 +148,7 @@ def estimated_gains(A_hat, b_hat, lams, law: NoiseLaw, gen: np.random.Generator,
         A0, b0 = A_flat[start:start + chunk], b_flat[start:start + chunk]
         size = len(b0)
         gram_noise, moment_noise = law.draw(size * replicates, d, gen)
-        A1 = A0[:, None] + _symmetric(gram_noise.reshape(size, replicates, -1), d)
+        A1 = A0[:, None] + symmetric_from_upper(gram_noise.reshape(size, replicates, -1), d)
         b1 = b0[:, None] + moment_noise.reshape(size, replicates, d)
         v1, u1 = np.linalg.eigh(A1)
         refits, m1 = _centred(v1, u1, b1, lams)

@@ -160,10 +160,13 @@ def public_ridge(eta_gram: float, d: int, failure: float = FAILURE) -> float:
 
 
 def symmetric_from_upper(upper: np.ndarray, d: int) -> np.ndarray:
-    """The symmetric matrix whose upper triangle (row by row) is ``upper``."""
-    out = np.zeros((d, d))
-    out[np.triu_indices(d)] = upper
-    return out + np.triu(out, 1).T
+    """The symmetric matrices whose upper triangles (row by row) are the last axis of ``upper``: shape ``(d, d)`` for
+    one, ``(..., d, d)`` for a stack."""
+    upper = np.asarray(upper, dtype=float)
+    rows, cols = np.triu_indices(d)
+    out = np.zeros(upper.shape[:-1] + (d, d))
+    out[..., rows, cols] = upper
+    return out + np.swapaxes(np.triu(out, 1), -1, -2)
 
 
 def float_statistics(upper, b, cal, gen) -> tuple:
@@ -259,10 +262,7 @@ def symmetric_stack(A, gram_noise) -> np.ndarray:
     A = np.asarray(A, dtype=float)
     d = A.shape[0]
     rows, cols = np.triu_indices(d)
-    noisy = np.zeros((len(gram_noise), d, d))
-    noisy[:, rows, cols] = A[rows, cols] + gram_noise
-    noisy += np.triu(noisy, 1).transpose(0, 2, 1)
-    return noisy
+    return symmetric_from_upper(A[rows, cols] + gram_noise, d)
 
 
 def noisy_solutions(A, b, gram_noise, moment_noise, lams) -> list:
