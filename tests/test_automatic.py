@@ -192,6 +192,14 @@ def test_compare_reports_the_release_auto_chooses(tmp_path, level):
         ridge = comparison.gaussian_public_ridge(sums)
         expected = float(comparison.checked_losses(sums, [ridge], 20, 1, gaussian=True)[ridge][0].mean())
     assert table.loc[(lams[0], "auto_delta"), "loss"] == expected
+    # checked releases passed in are read, not drawn again: given the same ones, the same table; given others,
+    # auto's rows are theirs
+    if choice.mechanism == "ssp":
+        known = {(choice.lam, False): values}
+        again = comparison.expected_losses(sums, lams, draws=20, seed=1, checked=known).set_index(["lam", "method"])
+        pd.testing.assert_frame_equal(again, table)
+        other = comparison.expected_losses(sums, lams, draws=20, seed=1, checked={(choice.lam, False): values + 1.0})
+        assert other.set_index(["lam", "method"]).loc[(lams[0], "auto"), "loss"] == float((values + 1.0).mean())
 
 
 def test_the_streamed_calibration_charges_the_proposition_s_whole_spread():

@@ -293,3 +293,24 @@ def test_into_ball_is_exact_and_steps_down_from_a_row_one_ulp_outside():
     assert all(O.exact_norm_at_most(r, 0.7) for r in out)
     inside = rng.normal(size=(50, 3)) * 0.01
     assert np.array_equal(O.into_ball(inside, 1.0), inside)       # rows well inside are returned unchanged
+
+
+def test_the_vectorized_ball_check_answers_as_the_rational_one_on_rows_at_the_sphere():
+    # rows a few units in the last place either side of the sphere, where rounding decides: the split squares and
+    # math.fsum must give the rationals' answer on every row, and so must the fallback for tiny or huge coordinates
+    rng = np.random.default_rng(11)
+    for d, R in ((1, 0.7), (2, 0.34000155544527183), (5, 1.0), (13, 3.0e-3), (40, 12.5)):
+        rows = rng.normal(size=(300, d)) * rng.uniform(0.01, 100.0, size=(300, 1))
+        rows = rows / np.linalg.norm(rows, axis=1, keepdims=True) * R
+        for k in range(300):
+            steps = int(rng.integers(-3, 4))
+            rows[k] = np.nextafter(rows[k], np.inf if steps > 0 else 0.0) if steps else rows[k]
+        rows[:5] = 0.0
+        rows[5, 0] = 1e-200                                            # outside the split's safe range
+        rows[6, -1] = R * (1.0 + 1e-16)
+        truth = [O.exact_norm_at_most(r, R) for r in rows]
+        assert O.exact_norms_at_most(rows, R).tolist() == truth
+        assert 0 < sum(truth) < len(truth) or d == 1                  # both answers occur
+        assert O.exact_norms_at_most(rows * 2.0**-420, R * 2.0**-420).tolist() == truth   # the fallback, scaled
+    p, e = O._exact_squares(np.array([0.1, 3.0, 1e10, 2.0**-300]))
+    assert all(Fraction(pi) + Fraction(ei) == Fraction(v) ** 2 for pi, ei, v in zip(p, e, (0.1, 3.0, 1e10, 2.0**-300)))

@@ -116,15 +116,16 @@ def cell_sums(table: str, profile: str, split: int, *, masks: int = 20):
 def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
     """Every release's expected test loss on one (table, profile, split), by the command line's comparison."""
     sums = cell_sums(table, profile, split, masks=masks)
-    losses = comparison.expected_losses(sums, DEFAULT_GRID, draws=draws, seed=split)
     levels = np.repeat(sums.levels, sums.counts.astype(int))
-    frame = losses.pivot(index="lam", columns="method", values="loss")
-    frame = frame.join(losses.pivot(index="lam", columns="method", values="se").add_suffix("_se"))
     total, smallest = float(np.sum(levels)), float(levels.min())
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
     ridge = comparison.gaussian_public_ridge(sums)
     checked_d = comparison.checked_losses(sums, [ridge], draws, split, gaussian=True)[ridge][0]
+    known = {(lam, False): values for lam, (values, _) in checked.items()} | {(ridge, True): checked_d}
+    losses = comparison.expected_losses(sums, DEFAULT_GRID, draws=draws, seed=split, checked=known)
+    frame = losses.pivot(index="lam", columns="method", values="loss")
+    frame = frame.join(losses.pivot(index="lam", columns="method", values="se").add_suffix("_se"))
     for name, values in (("ssp_checked", {lam: v for lam, (v, _) in checked.items()}),
                          ("ssp_gaussian_checked", {lam: checked_d for lam in frame.index})):
         frame[name] = [float(values[lam].mean()) if lam in values else np.nan for lam in frame.index]

@@ -449,10 +449,11 @@ def checked_losses(sums: CompareSums, lams: list, draws: int, seed: int, *, gaus
     return {lam: (np.concatenate(v), float(np.concatenate(k).mean())) for lam, (v, k) in out.items()}
 
 
-def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int) -> list:
+def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int, known: dict) -> list:
     """The rows of :data:`CHOSEN`: the loss of the release :func:`pdp_lib.mechanisms.automatic.choose` picks from the
     training rows' levels: the private mean's row, or SSP's checked release (:func:`checked_losses`, from the same
-    noise as the ``ssp`` or ``ssp_gaussian`` row); none without the intercept, which ``mechanism="auto"`` needs."""
+    noise as the ``ssp`` or ``ssp_gaussian`` row, or ``known[lam, gaussian]`` where given); none without the
+    intercept, which ``mechanism="auto"`` needs."""
     from ..mechanisms.automatic import choose
 
     if not sums.intercept:
@@ -460,7 +461,9 @@ def _auto_rows(sums: CompareSums, lams: list, rows: list, draws: int, seed: int)
     loss = {(lam, method): (value, se) for lam, method, value, se in rows}
 
     def checked(lam, gaussian):
-        values, _ = checked_losses(sums, [lam], draws, seed, gaussian=gaussian)[lam]
+        values = known.get((lam, gaussian))
+        if values is None:
+            values, _ = checked_losses(sums, [lam], draws, seed, gaussian=gaussian)[lam]
         return float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))
 
     choice = choose(sums.eps_total, float(sums.levels[0]), sums.d)
@@ -527,11 +530,13 @@ def _gaussian_monte_carlo(sums: CompareSums, lams: list, draws: int, seed: int) 
     return rows
 
 
-def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0) -> pd.DataFrame:
+def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0, checked: dict | None = None) -> pd.DataFrame:
     """Every mechanism's expected unregularized test loss at each ``lambda``, from the sums alone.
 
     ``draws`` (``>= 2``) releases of SSP and of objective perturbation per ``lambda``, from the random stream
-    named by ``seed``; every other loss is exact or (Jorgensen's) a mean over masks.
+    named by ``seed``; every other loss is exact or (Jorgensen's) a mean over masks.  ``checked``, optional:
+    ``{(lam, gaussian): losses}`` of :func:`checked_losses` with the same ``sums``, ``draws`` and ``seed``, which
+    the rows of ``mechanism="auto"`` read where they hold its ``lambda`` instead of drawing the same releases again.
 
     Returns
     -------
@@ -568,7 +573,7 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0)
         rows += _monte_carlo(sums, lams, draws, seed)
         if sums.gaussian is not None:
             rows += _gaussian_monte_carlo(sums, lams, draws, seed)
-        rows += _auto_rows(sums, lams, rows, draws, seed)
+        rows += _auto_rows(sums, lams, rows, draws, seed, checked or {})
         _check_finite(rows, sums)
     order = {m: j for j, m in enumerate(METHODS)}
     rows.sort(key=lambda row: (lams.index(row[0]), order[row[1]]))

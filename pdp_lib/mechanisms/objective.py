@@ -58,7 +58,7 @@ from .output_perturbation import sample_l2_laplace_unchecked
 
 __all__ = ["ObjectiveCalibration", "objective_calibration", "constrained_ridge", "objective_perturbation",
            "objective_draws", "check_objective_sampler", "public_lambda", "SHARE", "into_ball",
-           "exact_norm_at_most"]
+           "exact_norm_at_most", "exact_norms_at_most"]
 
 SHARE = 0.5
 """The largest share of the smallest level that the Jacobian term may take before the ridge is raised."""
@@ -180,12 +180,53 @@ def exact_norm_at_most(row, radius: float) -> bool:
     return sum(Fraction(float(v)) ** 2 for v in row) <= Fraction(float(radius)) ** 2
 
 
+_SPLIT = 2.0 ** 27 + 1.0
+_SAFE = (2.0 ** -400, 2.0 ** 400)
+"""Magnitudes for which Dekker's product below is exact (no overflow in the split, no underflow in the error)."""
+
+
+def _exact_squares(values: np.ndarray) -> tuple:
+    """``(p, e)`` with ``p + e == values**2`` exactly, elementwise: Dekker's product (Dekker 1971), each operation one
+    correctly rounded IEEE operation, exact when every nonzero ``|value|`` lies in :data:`_SAFE`."""
+    c = _SPLIT * values
+    hi = c - (c - values)
+    lo = values - hi
+    p = values * values
+    e = lo * lo - (((p - hi * hi) - lo * hi) - hi * lo)
+    return p, e
+
+
+def exact_norms_at_most(rows, radius: float) -> np.ndarray:
+    """:func:`exact_norm_at_most` for every row of ``rows`` at once, with the same answers (exact, not rounded).
+
+    Each square is split exactly into two doubles (:func:`_exact_squares`) and ``math.fsum`` adds them and
+    ``-R**2`` (split likewise) with one rounding at the end, which keeps the exact sum's sign (a nonzero sum of
+    doubles is at least the smallest subnormal): the row is inside exactly when that sum is at most 0.  A row with
+    a nonzero coordinate outside :data:`_SAFE` (or a radius outside it) is checked in rationals instead.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    radius = float(radius)
+    size = np.abs(rows)
+    safe = np.all((size == 0.0) | ((size >= _SAFE[0]) & (size <= _SAFE[1])), axis=1)
+    if not _SAFE[0] <= radius <= _SAFE[1]:
+        safe[:] = False
+    out = np.empty(rows.shape[0], dtype=bool)
+    if np.any(safe):
+        p, e = _exact_squares(rows[safe])
+        rp, re = _exact_squares(np.array([radius]))
+        terms = np.concatenate([p, e, np.full((p.shape[0], 1), -rp[0]), np.full((p.shape[0], 1), -re[0])], axis=1)
+        out[safe] = [math.fsum(t) <= 0.0 for t in terms.tolist()]
+    for i in np.flatnonzero(~safe):
+        out[i] = exact_norm_at_most(rows[i], radius)
+    return out
+
+
 def into_ball(theta, radius: float) -> np.ndarray:
     r"""The rows of ``theta`` with :math:`\|\theta\|_2 \le R` *exactly*, whatever BLAS computed them.
 
     A row whose floating-point norm exceeds ``R`` is first rescaled onto the sphere (``R / ||theta||``, in floating
-    point); then every row whose norm is within :data:`_BALL_MARGIN` of ``R`` is checked in exact rational
-    arithmetic (:func:`exact_norm_at_most`) and, while it is outside, each of its coordinates moves one unit in the
+    point); then every row whose norm is within :data:`_BALL_MARGIN` of ``R`` is checked exactly
+    (:func:`exact_norms_at_most`) and, while it is outside, each of its coordinates moves one unit in the
     last place towards zero, which lowers the norm strictly.  What is exact: the returned doubles satisfy
     ``sum(theta_j**2) <= R**2`` as real numbers, on every machine; a row already inside is returned unchanged.
     """
@@ -193,9 +234,11 @@ def into_ball(theta, radius: float) -> np.ndarray:
     norm = np.linalg.norm(theta, axis=1)
     outside = norm > radius
     theta[outside] *= (radius / norm[outside])[:, None]
-    for i in np.flatnonzero(norm > radius * (1.0 - _BALL_MARGIN)):
-        while not exact_norm_at_most(theta[i], radius):
-            theta[i] = np.nextafter(theta[i], 0.0)
+    near = np.flatnonzero(norm > radius * (1.0 - _BALL_MARGIN))
+    while near.size:
+        out = ~exact_norms_at_most(theta[near], radius)
+        near = near[out]
+        theta[near] = np.nextafter(theta[near], 0.0)
     return theta
 
 
