@@ -31,16 +31,25 @@ def test_the_split_is_the_rule_and_the_book_tables_only_develop():
         [n for n in bt.table_names() if n not in bt.BOOK_TABLES])
 
 
+def test_the_second_evaluation_set_is_its_rule_over_tables_no_other_set_holds():
+    fresh = tomllib.loads((FOLDER / "fresh.toml").read_text(encoding="utf-8"))
+    assert bt.read_fresh() == bt.fresh_rule(fresh["eligible"]) == tuple(sorted(fresh["tables"]))
+    assert len(bt.read_fresh()) == bt.FRESH_COUNT and not set(fresh["eligible"]) & set(bt.table_names())
+    # the rule, written out again: the 12 smallest SHA-256 of "fresh:" + name
+    digests = sorted(hashlib.sha256(("fresh:" + n).encode()).hexdigest() for n in fresh["eligible"])
+    assert {hashlib.sha256(("fresh:" + n).encode()).hexdigest() for n in bt.read_fresh()} == set(digests[:12])
+
+
 def test_every_shipped_table_is_the_file_its_provenance_names():
     provenance = tomllib.loads((FOLDER / "provenance.toml").read_text(encoding="utf-8"))["tables"]
-    assert set(provenance) == set(bt.table_names()) - set(bt.BOOK_TABLES)
+    assert set(provenance) == set(bt.table_names()) - set(bt.BOOK_TABLES) | set(bt.read_fresh())
     for name, entry in provenance.items():
         data = (FOLDER / f"{name}.csv.gz").read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry["file_sha256"], name
         assert entry["kept"] >= 500 and entry["kept"] <= entry["rows"]
 
 
-@pytest.mark.parametrize("name", bt.table_names())
+@pytest.mark.parametrize("name", bt.table_names() + bt.read_fresh())
 def test_every_table_is_read_into_the_domain_by_its_public_bounds(name):
     table = bt.load_table(name)
     n, width = table.X.shape

