@@ -33,7 +33,8 @@ def test_the_split_is_the_rule_and_the_book_tables_only_develop():
 
 def test_the_second_evaluation_set_is_its_rule_over_tables_no_other_set_holds():
     fresh = tomllib.loads((FOLDER / "fresh.toml").read_text(encoding="utf-8"))
-    assert bt.read_fresh() == bt.fresh_rule(fresh["eligible"]) == tuple(sorted(fresh["tables"]))
+    assert bt.read_fresh() == bt.fresh_rule(bt.fresh_eligible()) == tuple(sorted(fresh["tables"]))
+    assert bt.fresh_eligible() == tuple(fresh["eligible"])
     assert len(bt.read_fresh()) == bt.FRESH_COUNT and not set(fresh["eligible"]) & set(bt.table_names())
     # the rule, written out again: the 12 smallest SHA-256 of "fresh:" + name
     digests = sorted(hashlib.sha256(("fresh:" + n).encode()).hexdigest() for n in fresh["eligible"])
@@ -146,11 +147,31 @@ def test_per_table_ratios_carry_their_monte_carlo_error_and_match_a_recomputatio
     auto, mean = (table[table.procedure == p] for p in ("auto:0.4:5.0", "private_mean"))
     logs = np.log(auto.loss.to_numpy() / mean.loss.to_numpy())
     assert per.loc["meap01", "ratio"] == pytest.approx(np.exp(logs.mean()), rel=1e-12)
-    rel = (auto.se.to_numpy() / auto.loss.to_numpy()) ** 2
-    assert per.loc["meap01", "log_se"] == pytest.approx(np.sqrt(rel.sum()) / len(logs), rel=1e-12)
+    # the error's bound: a split's cells summed (they share their noise), the splits' squares added
+    rel = auto.se.to_numpy() / auto.loss.to_numpy()
+    by_split = [rel[auto.split.to_numpy() == s].sum() for s in advice.SPLITS]
+    assert per.loc["meap01", "log_se"] == pytest.approx(np.sqrt(np.sum(np.square(by_split))) / len(logs), rel=1e-12)
+    assert per.loc["meap01", "log_se"] >= np.sqrt(np.sum(rel ** 2)) / len(logs)     # never below independence
     assert (mean.se == 0).all()
     with pytest.raises(ValueError, match="mean = 'ssp_checked:0.4'.*exact"):
         advice.per_table_ratio(cells, "private_mean", "ssp_checked:0.4")
+
+
+def test_the_bound_on_the_error_sums_a_split_s_cells_and_adds_the_splits_squares():
+    assert advice.log_se_bound([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]) == pytest.approx(np.hypot(0.3, 0.7) / 4, rel=1e-15)
+    assert advice.log_se_bound([0.1, 0.2, 0.3], [0, 1, 2]) == pytest.approx(np.sqrt(0.14) / 3, rel=1e-15)
+
+
+def test_the_cells_of_one_split_share_their_noise_and_different_splits_do_not():
+    # why the bound sums a split's cells: the releases of two profiles of one split are drawn from one stream
+    losses = {}
+    for profile, split in (("paper", 0), ("ones", 0), ("ones", 1)):
+        sums = advice.cell_sums("meap01", profile, split, masks=4)
+        lam = comparison.gaussian_public_ridge(sums)
+        losses[profile, split] = comparison.checked_losses(sums, [lam], 400, split, gaussian=True)[lam][0]
+    same = np.corrcoef(losses["paper", 0], losses["ones", 0])[0, 1]
+    other = np.corrcoef(losses["ones", 0], losses["ones", 1])[0, 1]
+    assert same > 0.3 and abs(other) < 0.15
 
 
 def test_a_table_recomputed_with_its_own_releases_gives_the_cells_ratio():

@@ -35,7 +35,7 @@ from ..tuning import pruned_lambda
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
-           "per_table_ratio", "cell_sums", "checked_ratio"]
+           "per_table_ratio", "log_se_bound", "cell_sums", "checked_ratio"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -217,9 +217,10 @@ def checked_ratio(table: str, c: float, tau: float, *, gaussian: bool = False, d
     ``draws`` releases per cell: ``(ratio, log_se)`` of its loss to the private mean's (of the same guarantee), as
     :func:`per_table_ratio` gives from the benchmark's cells, with more releases where the benchmark's leave the
     answer open."""
-    logs, rels = [], []
+    logs, rels, of = [], [], []
     for profile in PROFILES:
         for split in SPLITS:
+            of.append(split)
             sums = cell_sums(table, profile, split)
             levels = np.repeat(sums.levels, sums.counts.astype(int))
             total = float(np.sum(levels))
@@ -235,25 +236,39 @@ def checked_ratio(table: str, c: float, tau: float, *, gaussian: bool = False, d
                 continue
             values, _ = comparison.checked_losses(sums, [lam], draws, split, gaussian=gaussian)[lam]
             logs.append(float(np.log(values.mean() / mean)))
-            rels.append(float((values.std(ddof=1) / np.sqrt(draws) / values.mean()) ** 2))
-    return float(np.exp(np.mean(logs))), float(np.sqrt(np.sum(rels)) / len(logs))
+            rels.append(float(values.std(ddof=1) / np.sqrt(draws) / values.mean()))
+    return float(np.exp(np.mean(logs))), log_se_bound(rels, of)
 
 
 def per_table_ratio(cells, procedure: str, mean: str) -> pd.DataFrame:
     """Each table's ratio of ``procedure``'s expected loss to ``mean``'s (a release whose loss is exact): the
-    geometric mean over the table's cells, with the Monte Carlo standard error of its logarithm (the delta method:
-    each cell's relative standard error, the cells' draws independent).  Index ``table``; columns ``ratio`` and
-    ``log_se``."""
+    geometric mean over the table's cells, with a bound on the Monte Carlo standard error of its logarithm
+    (:func:`log_se_bound`).  Index ``table``; columns ``ratio`` and ``log_se``."""
     table = procedure_table(cells, (procedure, mean))
     wide = table.pivot_table(index=["table", "profile", "split"], columns="procedure", values=["loss", "se"],
                              dropna=False)
     if not (wide["se"][mean] == 0.0).all():
         raise ValueError(f"mean = {mean!r}: its loss must be exact (a standard error of 0 on every cell)")
     logs = np.log(wide["loss"][procedure] / wide["loss"][mean])
-    rel = (wide["se"][procedure] / wide["loss"][procedure]) ** 2
+    rel = (wide["se"][procedure] / wide["loss"][procedure]).rename("rel").reset_index()
     by = logs.groupby(level="table")
     return pd.DataFrame({"ratio": np.exp(by.mean()),
-                         "log_se": np.sqrt(rel.groupby(level="table").agg(lambda v: v.to_numpy().sum())) / by.size()})
+                         "log_se": {t: log_se_bound(part.rel.to_numpy(), part.split.to_numpy())
+                                    for t, part in rel.groupby("table")}})
+
+
+def log_se_bound(rel, splits) -> float:
+    r"""A bound on the standard error of the mean of the cells' log ratios, from each cell's relative standard error
+    ``rel`` (the delta method) and its split.
+
+    A cell's releases are drawn from the stream its split names, whatever the profile, so the cells of one split
+    share their noise (scaled by the profile's levels) and their errors may be correlated, while different splits
+    draw independently.  Without assuming more, the standard deviation of a split's sum is at most the sum of its
+    cells' (the worst correlation, 1); the splits' variances add:
+    :math:`\sqrt{\sum_s (\sum_{c \in s} r_c)^2} / n_\text{cells}`."""
+    rel, splits = np.asarray(rel, dtype=float), np.asarray(splits)
+    per_split = [rel[splits == s].sum() for s in np.unique(splits)]
+    return float(np.sqrt(np.sum(np.square(per_split))) / rel.size)
 
 
 def _guarantee(procedure: str) -> str:

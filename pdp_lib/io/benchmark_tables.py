@@ -37,7 +37,7 @@ from .public_bounds import Bounds, read_bounds
 from .tables import check_values
 
 __all__ = ["BOOK_TABLES", "FRESH_COUNT", "BenchmarkTable", "table_names", "split_rule", "split_text", "read_split",
-           "fresh_rule", "read_fresh", "load_table"]
+           "fresh_rule", "fresh_eligible", "read_fresh", "load_table"]
 
 BOOK_TABLES = ("medical", "diabetes")
 """The tables the book was written on: development tables by the rule."""
@@ -97,6 +97,11 @@ def fresh_rule(eligible) -> tuple:
     ``"fresh:"`` and the name (as hexadecimal text), sorted."""
     ranked = sorted(eligible, key=lambda n: hashlib.sha256(f"fresh:{n}".encode()).hexdigest())
     return tuple(sorted(ranked[:FRESH_COUNT]))
+
+
+def fresh_eligible() -> tuple:
+    """The tables the second evaluation set was drawn from, as ``fresh.toml`` lists them."""
+    return tuple(_fresh()["eligible"])
 
 
 def read_fresh() -> tuple:
