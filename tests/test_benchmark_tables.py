@@ -183,6 +183,15 @@ def test_a_table_recomputed_with_its_own_releases_gives_the_cells_ratio():
     assert se == pytest.approx(per.loc["meap01", "log_se"], rel=1e-12)
 
 
+def test_a_table_s_ratio_at_another_delta_is_computed_at_that_delta():
+    # at the benchmark's delta the same numbers; a larger delta shrinks the private mean's Gaussian noise
+    base = advice.checked_ratio("meap01", 0.4, 5.0, gaussian=True, draws=20)
+    assert advice.checked_ratio("meap01", 0.4, 5.0, gaussian=True, draws=20, delta=advice.DELTA) == base
+    assert advice.checked_ratio("meap01", 0.4, 5.0, gaussian=True, draws=20, delta=1e-3) != base
+    sums = [advice.cell_sums("meap01", "paper", 0, masks=4, delta=d) for d in (advice.DELTA, 1e-3)]
+    assert comparison.private_mean_loss(sums[1], gaussian=True) < comparison.private_mean_loss(sums[0], gaussian=True)
+
+
 def test_the_private_means_loss_is_the_comparisons_row():
     sums = advice.cell_sums("meap01", "paper", 0, masks=4)
     table = comparison.expected_losses(sums, [1.0], draws=3, seed=0).set_index("method")

@@ -96,9 +96,10 @@ class Cell:
     losses: pd.DataFrame
 
 
-def cell_sums(table: str, profile: str, split: int, *, masks: int = 20):
+def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: float = DELTA):
     """The comparison's sums (:func:`pdp_lib.io.comparison.compare_sums`) of one (table, profile, split): its levels
-    drawn in random row order, its columns in the domain, a fifth of the rows for test."""
+    drawn in random row order, its columns in the domain, a fifth of the rows for test; ``delta`` for the releases
+    under (epsilon_i, delta)."""
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
@@ -110,7 +111,7 @@ def cell_sums(table: str, profile: str, split: int, *, masks: int = 20):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.csv"
         frame.to_csv(path, index=False)
-        return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=DELTA)
+        return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=delta)
 
 
 def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
@@ -212,16 +213,17 @@ def procedure_table(cells, procedures=PURE + APPROXIMATE) -> pd.DataFrame:
                                        "loss", "se", "oracle", "ratio", "training_mean"])
 
 
-def checked_ratio(table: str, c: float, tau: float, *, gaussian: bool = False, draws: int = DRAWS) -> tuple:
-    """The automatic rule ``auto:c:tau`` (``gaussian``: ``auto_delta:tau``, ``c`` unused) on one table with
-    ``draws`` releases per cell: ``(ratio, log_se)`` of its loss to the private mean's (of the same guarantee), as
-    :func:`per_table_ratio` gives from the benchmark's cells, with more releases where the benchmark's leave the
-    answer open."""
+def checked_ratio(table: str, c: float, tau: float, *, gaussian: bool = False, draws: int = DRAWS,
+                  delta: float = DELTA) -> tuple:
+    """The automatic rule ``auto:c:tau`` (``gaussian``: ``auto_delta:tau`` at ``delta``, ``c`` unused) on one table
+    with ``draws`` releases per cell: ``(ratio, log_se)`` of its loss to the private mean's (of the same guarantee),
+    as :func:`per_table_ratio` gives from the benchmark's cells, with more releases where the benchmark's leave the
+    answer open, or at another ``delta``."""
     logs, rels, of = [], [], []
     for profile in PROFILES:
         for split in SPLITS:
             of.append(split)
-            sums = cell_sums(table, profile, split)
+            sums = cell_sums(table, profile, split, delta=delta)
             levels = np.repeat(sums.levels, sums.counts.astype(int))
             total = float(np.sum(levels))
             if gaussian:
