@@ -157,6 +157,11 @@ def test_per_table_ratios_carry_their_monte_carlo_error_and_match_a_recomputatio
         advice.per_table_ratio(cells, "private_mean", "ssp_checked:0.4")
 
 
+def test_a_ratio_over_missing_cells_is_refused_not_averaged_over_the_rest(cells):
+    with pytest.raises(ValueError, match="a loss is missing"):
+        advice.per_table_ratio(cells, "ssp_checked:0.01", "private_mean")          # a factor off C_GRID
+
+
 def test_the_bound_on_the_error_sums_a_split_s_cells_and_adds_the_splits_squares():
     assert advice.log_se_bound([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]) == pytest.approx(np.hypot(0.3, 0.7) / 4, rel=1e-15)
     assert advice.log_se_bound([0.1, 0.2, 0.3], [0, 1, 2]) == pytest.approx(np.sqrt(0.14) / 3, rel=1e-15)

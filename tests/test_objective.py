@@ -314,3 +314,18 @@ def test_the_vectorized_ball_check_answers_as_the_rational_one_on_rows_at_the_sp
         assert O.exact_norms_at_most(rows * 2.0**-420, R * 2.0**-420).tolist() == truth   # the fallback, scaled
     p, e = O._exact_squares(np.array([0.1, 3.0, 1e10, 2.0**-300]))
     assert all(Fraction(pi) + Fraction(ei) == Fraction(v) ** 2 for pi, ei, v in zip(p, e, (0.1, 3.0, 1e10, 2.0**-300)))
+
+
+def test_into_ball_refuses_a_radius_outside_the_exact_check_s_range_and_keeps_huge_rows_on_the_sphere():
+    for radius in (-1.0, 0.0, 1e-160, 1e200):
+        with pytest.raises(ValueError, match="radius"):
+            O.into_ball([[1.0, 2.0]], radius)
+    # finite coordinates whose squares overflow: onto the sphere, not to zero
+    out = O.into_ball([[1e200, 1.0], [3e300, -4e300]], 1.0)
+    assert O.exact_norms_at_most(out, 1.0).all() and np.linalg.norm(out, axis=1) == pytest.approx(1.0, rel=1e-12)
+    assert out[1] == pytest.approx([0.6, -0.8], rel=1e-12)
+    # a non-finite row lies in no ball: returned as it is, for the caller to refuse
+    out = O.into_ball([[np.nan, 1.0], [3.0, 4.0]], 1.0)
+    assert np.isnan(out[0, 0]) and O.exact_norms_at_most(out[1:], 1.0).all()
+    with pytest.raises(ValueError, match="non-finite"):
+        O.exact_norms_at_most([[np.inf, 0.0]], 1.0)

@@ -249,6 +249,10 @@ def per_table_ratio(cells, procedure: str, mean: str) -> pd.DataFrame:
     table = procedure_table(cells, (procedure, mean))
     wide = table.pivot_table(index=["table", "profile", "split"], columns="procedure", values=["loss", "se"],
                              dropna=False)
+    if wide["loss"].isna().any().any():
+        raise ValueError(f"procedure = {procedure!r}, mean = {mean!r}: a loss is missing on "
+                         f"{int(wide['loss'].isna().any(axis=1).sum())} (table, profile, split) cells; every table "
+                         f"needs every profile and split, and the procedure a loss on each (its factor in C_GRID)")
     if not (wide["se"][mean] == 0.0).all():
         raise ValueError(f"mean = {mean!r}: its loss must be exact (a standard error of 0 on every cell)")
     logs = np.log(wide["loss"][procedure] / wide["loss"][mean])

@@ -205,7 +205,9 @@ def exact_norms_at_most(rows, radius: float) -> np.ndarray:
     a nonzero coordinate outside :data:`_SAFE` (or a radius outside it) is checked in rationals instead.
     """
     rows = np.atleast_2d(np.asarray(rows, dtype=float))
-    radius = float(radius)
+    radius = check_positive(radius, "radius")
+    if not np.all(np.isfinite(rows)):
+        raise ValueError("rows: a row with a non-finite coordinate has no norm to compare")
     size = np.abs(rows)
     safe = np.all((size == 0.0) | ((size >= _SAFE[0]) & (size <= _SAFE[1])), axis=1)
     if not _SAFE[0] <= radius <= _SAFE[1]:
@@ -225,16 +227,29 @@ def into_ball(theta, radius: float) -> np.ndarray:
     r"""The rows of ``theta`` with :math:`\|\theta\|_2 \le R` *exactly*, whatever BLAS computed them.
 
     A row whose floating-point norm exceeds ``R`` is first rescaled onto the sphere (``R / ||theta||``, in floating
-    point); then every row whose norm is within :data:`_BALL_MARGIN` of ``R`` is checked exactly
-    (:func:`exact_norms_at_most`) and, while it is outside, each of its coordinates moves one unit in the
-    last place towards zero, which lowers the norm strictly.  What is exact: the returned doubles satisfy
-    ``sum(theta_j**2) <= R**2`` as real numbers, on every machine; a row already inside is returned unchanged.
+    point; a row whose squares overflow is scaled by its largest coordinate first); then every row whose norm is
+    within :data:`_BALL_MARGIN` of ``R`` is checked exactly (:func:`exact_norms_at_most`) and, while it is outside,
+    each of its coordinates moves one unit in the last place towards zero, which lowers the norm strictly.  What is
+    exact: the returned doubles satisfy ``sum(theta_j**2) <= R**2`` as real numbers, on every machine.  A row whose
+    computed norm is at most ``R`` is returned unchanged (a row exactly inside whose computed norm rounds above ``R``
+    is rescaled like the others).  A row with a non-finite coordinate lies in no ball and is returned as it is, for
+    the caller to refuse (:func:`objective_draws` does).  ``R`` must lie in ``[2**-400, 2**400]``, where the squares
+    near the sphere are normal doubles and the computed norm is within the margin of the exact one.
     """
+    radius = check_positive(radius, "radius")
+    if not _SAFE[0] <= radius <= _SAFE[1]:
+        raise ValueError(f"radius = {radius!r} is outside [2**-400, 2**400], where the ball's exact check holds")
     theta = np.array(theta, dtype=float, copy=True)
-    norm = np.linalg.norm(theta, axis=1)
-    outside = norm > radius
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm = np.linalg.norm(theta, axis=1)
+    finite = np.all(np.isfinite(theta), axis=1)
+    big = finite & ~np.isfinite(norm)                        # finite coordinates whose squares overflow
+    if np.any(big):
+        top = np.max(np.abs(theta[big]), axis=1)
+        norm[big] = top * np.linalg.norm(theta[big] / top[:, None], axis=1)
+    outside = finite & (norm > radius)
     theta[outside] *= (radius / norm[outside])[:, None]
-    near = np.flatnonzero(norm > radius * (1.0 - _BALL_MARGIN))
+    near = np.flatnonzero(finite & (norm > radius * (1.0 - _BALL_MARGIN)))
     while near.size:
         out = ~exact_norms_at_most(theta[near], radius)
         near = near[out]
