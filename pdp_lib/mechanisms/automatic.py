@@ -27,9 +27,13 @@ fixed procedure and every pair (factor, threshold) of :data:`pdp_lib.experiments
 :data:`~pdp_lib.experiments.advice.TAU_GRID`, and reported on the evaluation tables: the book's chapter *Which
 mechanism, which λ* re-runs that choice and asserts that it gives these constants, and measures the rule against the
 private mean and the published method on tables it was not chosen on.  That chapter reports two rounds: the first
-rule (the plain ridge, no check) lost clearly to the private mean on one evaluation table, and the second round
-added the centred ridge and the check and chose the constants again on the development tables.  The rule needs an
-intercept: its fallback, the private mean, is the intercept-only model.
+rule (the plain ridge, no check) lost clearly to the private mean on two evaluation tables, and the second round
+added the centred ridge and the check and chose the constants again on the development tables.  Since the evaluation
+tables were read before that second choice, the chapter also reports the rule, unchanged, on a second evaluation set
+that no one had read (``pdp_lib/data/benchmark/fresh.toml``), where it stayed within the chapter's target of the
+private mean on every table under pure DP and at delta = 1e-5, and at the benchmark's delta = 1e-6 on every table
+but one, at the target's edge.  The rule needs an intercept: its fallback, the private mean, is the intercept-only
+model.
 """
 
 from __future__ import annotations
