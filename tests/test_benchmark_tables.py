@@ -162,6 +162,13 @@ def test_a_ratio_over_missing_cells_is_refused_not_averaged_over_the_rest(cells)
         advice.per_table_ratio(cells, "ssp_checked:0.01", "private_mean")          # a factor off C_GRID
 
 
+def test_a_band_is_the_ratio_divided_and_multiplied_by_its_spread():
+    low, high = advice.band(1.2, 0.05)
+    assert low == 1.2 / np.exp(0.1) and high == 1.2 * np.exp(0.1) and low * high == pytest.approx(1.44, rel=1e-15)
+    lows, highs = advice.band(np.array([1.0, 2.0]), np.array([0.0, 0.01]), widths=3.0)
+    assert lows[0] == highs[0] == 1.0 and highs[1] == 2.0 * np.exp(0.03)
+
+
 def test_the_bound_on_the_error_sums_a_split_s_cells_and_adds_the_splits_squares():
     assert advice.log_se_bound([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]) == pytest.approx(np.hypot(0.3, 0.7) / 4, rel=1e-15)
     assert advice.log_se_bound([0.1, 0.2, 0.3], [0, 1, 2]) == pytest.approx(np.sqrt(0.14) / 3, rel=1e-15)

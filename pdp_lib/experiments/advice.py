@@ -35,7 +35,7 @@ from ..tuning import pruned_lambda
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
-           "per_table_ratio", "log_se_bound", "cell_sums", "checked_ratio"]
+           "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -261,6 +261,14 @@ def per_table_ratio(cells, procedure: str, mean: str) -> pd.DataFrame:
     return pd.DataFrame({"ratio": np.exp(by.mean()),
                          "log_se": {t: log_se_bound(part.rel.to_numpy(), part.split.to_numpy())
                                     for t, part in rel.groupby("table")}})
+
+
+def band(ratio, log_se, widths: float = 2.0) -> tuple:
+    """``(low, high)``: ``ratio`` divided and multiplied by ``exp(widths * log_se)``, the band of ``widths``
+    standard errors of the logarithm either side (:func:`per_table_ratio`, :func:`checked_ratio`); scalars or
+    arrays."""
+    spread = np.exp(widths * log_se)
+    return ratio / spread, ratio * spread
 
 
 def log_se_bound(rel, splits) -> float:
