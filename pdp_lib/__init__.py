@@ -110,6 +110,7 @@ _EXPORTS = {
     "noisy_gd": "mechanisms.noisy_gd",
     "objective_perturbation": "mechanisms.objective",
     "private_mean": "mechanisms.private_mean",
+    "group_means": "mechanisms.group_means",
     "fit_dask": "io.dask_fit",
     "LambdaChoice": "tuning",
 }

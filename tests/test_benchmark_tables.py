@@ -209,3 +209,43 @@ def test_the_private_means_loss_is_the_comparisons_row():
     table = comparison.expected_losses(sums, [1.0], draws=3, seed=0).set_index("method")
     assert comparison.private_mean_loss(sums) == table.loc["private_mean", "loss"]
     assert comparison.private_mean_loss(sums, gaussian=True) == table.loc["private_mean_delta", "loss"]
+
+
+def test_the_binary_columns_are_the_dummies_the_spec_names():
+    # hand truth from tables.toml: affairs' male and kids are its 0/1 features; meap01 has none
+    names = bt.load_table("affairs").features
+    assert [names[j] for j in advice.binary_columns("affairs")] == ["male", "kids"]
+    assert advice.binary_columns("meap01") == []
+
+
+def test_the_group_means_losses_are_computed_here_from_the_rows(cells):
+    # independent truth: the test rows drawn by compare's own coin, each group's weighted mean and its noise's
+    # variance (Laplace 8/S_g**2, Gaussian 4/M_g**2) written out in numpy, group by group
+    from pdp_lib.curves import tolerated_gaussian_mus
+
+    seen = 0
+    for cell in cells:
+        table = bt.load_table(cell.table)
+        eps, X, y = _levels(cell), table.X, table.y
+        u = comparison.row_uniforms([X[:, j] for j in range(X.shape[1] - 1)] + [y, eps], cell.split)
+        test = u < 0.2
+        for j in advice.binary_columns(cell.table):
+            for name, w, var in (("group", eps, 8.0),
+                                 ("group_delta", tolerated_gaussian_mus(eps, advice.DELTA), 4.0)):
+                loss = 0.0
+                for g in (0.0, 1.0):
+                    train, held = ~test & (X[:, j] == g), test & (X[:, j] == g)
+                    m = w[train] @ y[train] / w[train].sum()
+                    loss += np.sum((y[held] - m) ** 2) + held.sum() * var / w[train].sum() ** 2
+                assert cell.losses[f"{name}:{j}"].iloc[0] == pytest.approx(loss / test.sum(), rel=1e-9)
+                assert (cell.losses[f"{name}:{j}_se"] == 0.0).all()
+                seen += 1
+    assert seen == 8                       # affairs' two features, two profiles, two guarantees
+
+
+def test_the_group_means_are_procedures_of_their_guarantee_and_not_the_oracles(cells):
+    cell = cells[-1]
+    assert advice._choice(cell, "group:3") == ("group:3", advice.DEFAULT_GRID[0])
+    table = advice.procedure_table([cell], ("group:0", "group_delta:0"))
+    assert list(table.guarantee) == ["pure", "approximate"]
+    assert not any(name.startswith("group") for name in advice.PRIVATE)

@@ -35,7 +35,8 @@ from ..tuning import pruned_lambda
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
-           "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio"]
+           "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
+           "binary_columns", "group_ratios"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -85,6 +86,9 @@ class Cell:
         Monte Carlo standard error per row (``<row>_se``, 0 where the loss is exact), and two of SSP's
         checked releases with the intercept (:func:`pdp_lib.io.comparison.checked_losses`): ``ssp_checked`` at the
         public ridges of :data:`C_GRID` (``nan`` at the other values of ``lambda``) and ``ssp_gaussian_checked`` at Gaussian SSP's public ridge (the same on every row).
+        For each binary feature ``j`` (:func:`binary_columns`), ``group:j`` and ``group_delta:j``: the private means
+        per group of that feature, were it public (:func:`pdp_lib.io.comparison.group_mean_loss`), exact and the same
+        on every row; they are not among the oracle's releases (:data:`PRIVATE`), whose guarantee covers the whole row.
     """
 
     table: str
@@ -119,6 +123,8 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     sums = cell_sums(table, profile, split, masks=masks)
     levels = np.repeat(sums.levels, sums.counts.astype(int))
     total, smallest = float(np.sum(levels)), float(levels.min())
+    groups = {f"{kind}:{j}": comparison.group_mean_loss(sums, j, gaussian=kind == "group_delta")
+              for j in binary_columns(table) for kind in ("group", "group_delta")}
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
     ridge = comparison.gaussian_public_ridge(sums)
@@ -132,8 +138,18 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
         frame[name] = [float(values[lam].mean()) if lam in values else np.nan for lam in frame.index]
         frame[name + "_se"] = [float(values[lam].std(ddof=1) / np.sqrt(draws)) if lam in values else np.nan
                                for lam in frame.index]
+    for name, loss in groups.items():
+        frame[name], frame[name + "_se"] = loss, 0.0
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
                 losses=frame)
+
+
+def binary_columns(table: str) -> list:
+    """The features of ``table`` (indices into its features, in the order of its spec) whose every value is 0 or 1:
+    the columns :func:`cell_losses` tries as a public group (:mod:`pdp_lib.mechanisms.group_means`).  Reading them
+    spends nothing only because each is, in turn, taken to be public."""
+    X = load_table(table).X[:, :-1]
+    return [j for j in range(X.shape[1]) if bool(np.all((X[:, j] == 0.0) | (X[:, j] == 1.0)))]
 
 
 def benchmark_cells(tables, profiles=tuple(PROFILES), splits=SPLITS, **kwargs) -> list:
@@ -162,9 +178,12 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     :func:`budget_ratio` is at least ``tau``, else the private mean), ``"auto_delta:tau"`` (Gaussian SSP's checked
     release at its public ridge when the budget ratio is at least ``tau``, else the private mean under ``delta``),
     and ``"auto_plain:c:tau"`` and ``"auto_delta_plain:tau"``, the same rules with the plain ridge and no check
-    (the benchmark's first round, :data:`FIRST_ROUND`).
+    (the benchmark's first round, :data:`FIRST_ROUND`), and ``"group:j"`` and ``"group_delta:j"``, the private means
+    per group of binary feature ``j``, were it public (:class:`Cell`).
     """
     name, *args = procedure.split(":")
+    if name in ("group", "group_delta"):
+        return procedure, DEFAULT_GRID[0]                  # the means per group: no lambda
     if name in ("auto", "auto_plain"):
         c, tau = map(float, args)
         kind = "ssp_checked" if name == "auto" else "ssp_public"
@@ -286,7 +305,8 @@ def log_se_bound(rel, splits) -> float:
 
 
 def _guarantee(procedure: str) -> str:
-    return "approximate" if procedure in APPROXIMATE or procedure.startswith("auto_delta") else "pure"
+    return ("approximate" if procedure in APPROXIMATE or procedure.startswith(("auto_delta", "group_delta"))
+            else "pure")
 
 
 FIRST_ROUND = {"pure": "auto_plain:0.4:50.0", "approximate": "auto_delta_plain:50.0"}
@@ -345,3 +365,27 @@ def table_interval(table: pd.DataFrame, first: str, second: str, *, draws: int =
     boot = np.exp(sums[pick].sum(axis=1) / sizes[pick].sum(axis=1))
     low, high = np.quantile(boot, [0.025, 0.975])
     return float(np.exp(sums.sum() / sizes.sum())), float(low), float(high)
+
+
+def group_ratios(cells, chosen: dict) -> pd.DataFrame:
+    """For each table of ``cells`` and each of its binary features, were it public: the private means per group
+    (:class:`Cell`'s ``group:j`` and ``group_delta:j``) against the private mean of the same guarantee, exact, and
+    against the shipped rule ``chosen[guarantee]`` (``{"pure": ..., "approximate": ...}``), with the rule's band of
+    two standard errors (:func:`per_table_ratio`, :func:`band`), each the geometric mean over the table's cells.
+
+    One row per (table, feature, guarantee): ``table``, ``column``, ``feature``, ``guarantee``, ``vs_mean`` (below 1:
+    the groups beat the private mean), ``vs_rule``, ``low`` and ``high`` (below 1: they beat the rule)."""
+    rows = []
+    for table in dict.fromkeys(c.table for c in cells):
+        mine = [c for c in cells if c.table == table]
+        names = load_table(table).features
+        for j in binary_columns(table):
+            for guarantee, kind, mean in (("pure", "group", "private_mean"),
+                                          ("approximate", "group_delta", "private_mean_delta")):
+                name = f"{kind}:{j}"
+                vs_mean = per_table_ratio(mine, name, mean)
+                rule = per_table_ratio(mine, chosen[guarantee], name)
+                low, high = band(1.0 / rule.ratio, rule.log_se)
+                rows.append((table, j, names[j], guarantee, float(vs_mean.ratio.iloc[0]),
+                             float(1.0 / rule.ratio.iloc[0]), float(low.iloc[0]), float(high.iloc[0])))
+    return pd.DataFrame(rows, columns=["table", "column", "feature", "guarantee", "vs_mean", "vs_rule", "low", "high"])

@@ -43,7 +43,7 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -414,6 +414,39 @@ def private_mean_loss(sums: CompareSums, *, gaussian: bool = False) -> float:
         return _constant_loss(sums.test, sums.gaussian.ysum / M) + private_mean.noise_variance(M, gaussian=True)
     total = sums.eps_total
     return _constant_loss(sums.test, sums.weighted.ysum / total) + private_mean.noise_variance(total, gaussian=False)
+
+
+def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False) -> float:
+    r"""The expected test loss of the private means per group of a public binary feature, exact
+    (:func:`pdp_lib.mechanisms.group_means.group_means`, its rows grouped by feature ``column``).
+
+    ``column`` indexes a feature whose every value, on the training and the test rows, is 0 or 1 (the caller checks
+    it), and the sums need the intercept (``sums.intercept``: its feature 1 is the last), so that the group of the
+    ones has level sum :math:`S_1` = the weighted Gram matrix's entry (``column``, intercept), weighted label sum
+    the weighted moment's entry ``column``, and the zeros the rest.  Group :math:`g` predicts its weighted mean
+    label :math:`m_g`; over the noise the test loss is the constant predictors' plus each group's noise variance
+    (:func:`pdp_lib.mechanisms.private_mean.noise_variance` of :math:`S_g`) times its share of the test rows.  A
+    group with no training row predicts 0, the label range's midpoint, and spends nothing.  ``gaussian=True``: the
+    weights :math:`\mu^*(\varepsilon_i, \delta)` and Gaussian noise (``sums`` computed with ``delta``).
+    """
+    if not sums.intercept:
+        raise ValueError("group_mean_loss needs the sums of a model with the intercept (bounds with intercept=true)")
+    if not 0 <= column < sums.d - 1:
+        raise ValueError(f"column = {column} is outside the allowed range [0, {sums.d - 2}] (a feature, not the "
+                         f"intercept)")
+    if gaussian and sums.gaussian is None:
+        raise ValueError("gaussian=True needs the sums computed with delta")
+    part, total = (sums.gaussian, sums.mu_total) if gaussian else (sums.weighted, sums.eps_total)
+    test, rows = sums.test, sums.plain.gram[column, -1]
+    ones = (part.gram[column, -1], part.moment[column], test.gram[column, -1], test.moment[column], rows)
+    zeros = (total - ones[0], part.ysum - ones[1], test.rows - ones[2], test.ysum - ones[3], sums.plain.rows - rows)
+    loss = test.yy
+    for level_sum, label_sum, test_rows, test_label_sum, train_rows in (ones, zeros):
+        if train_rows == 0:
+            continue                                   # predicts 0: adds nothing to the sum of squares
+        m = label_sum / level_sum
+        loss += test_rows * (m * m + private_mean.noise_variance(level_sum, gaussian=gaussian)) - 2.0 * m * test_label_sum
+    return float(max(loss / test.rows, 0.0))
 
 
 def checked_losses(sums: CompareSums, lams: list, draws: int, seed: int, *, gaussian: bool = False) -> dict:

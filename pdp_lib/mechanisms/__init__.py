@@ -21,6 +21,8 @@
                          explicit opt-in (sampler="float")
 ``private_mean``         the re-weighted mean label released with Laplace or Gaussian noise, exactly: the simplest
                          private release, against which the book holds every regression
+``group_means``          one private mean per group of a public column (parallel composition): a guarantee for
+                         the label and the private features, none for the public column
 ``checked_ssp``          SSP with an intercept, post-processed: the ridge centred on the released mean, checked
                          against the intercept-only model from the same release
 ``automatic``            ``mechanism="auto"``: SSP's checked release at its public ridge or the private mean,
