@@ -232,13 +232,18 @@ def test_the_group_means_losses_are_computed_here_from_the_rows(cells):
         for j in advice.binary_columns(cell.table):
             for name, w, var in (("group", eps, 8.0),
                                  ("group_delta", tolerated_gaussian_mus(eps, advice.DELTA), 4.0)):
-                loss = 0.0
+                loss = free = 0.0
                 for g in (0.0, 1.0):
                     train, held = ~test & (X[:, j] == g), test & (X[:, j] == g)
                     m = w[train] @ y[train] / w[train].sum()
+                    free += np.sum((y[held] - m) ** 2)
                     loss += np.sum((y[held] - m) ** 2) + held.sum() * var / w[train].sum() ** 2
                 assert cell.losses[f"{name}:{j}"].iloc[0] == pytest.approx(loss / test.sum(), rel=1e-9)
+                assert cell.losses[f"{name}_free:{j}"].iloc[0] == pytest.approx(free / test.sum(), rel=1e-9)
                 assert (cell.losses[f"{name}:{j}_se"] == 0.0).all()
+                mean = "private_mean" if name == "group" else "private_mean_delta"
+                whole = np.mean((y[test] - w[~test] @ y[~test] / w[~test].sum()) ** 2)
+                assert cell.losses[f"{mean}_free"].iloc[0] == pytest.approx(whole, rel=1e-9)
                 seen += 1
     assert seen == 8                       # affairs' two features, two profiles, two guarantees
 
@@ -249,3 +254,34 @@ def test_the_group_means_are_procedures_of_their_guarantee_and_not_the_oracles(c
     table = advice.procedure_table([cell], ("group:0", "group_delta:0"))
     assert list(table.guarantee) == ["pure", "approximate"]
     assert not any(name.startswith("group") for name in advice.PRIVATE)
+
+
+def test_the_group_ratios_are_the_per_table_ratios_of_the_same_cells(cells):
+    chosen = {"pure": "auto:0.4:50.0", "approximate": "auto_delta:10.0"}
+    table = advice.group_ratios(cells, chosen)
+    assert list(table.table.unique()) == ["affairs"] and len(table) == 4     # meap01 has no binary feature
+    for row in table.itertuples():
+        mine = [c for c in cells if c.table == row.table]
+        kind, mean = ("group", "private_mean") if row.guarantee == "pure" else ("group_delta", "private_mean_delta")
+        vs_mean = advice.per_table_ratio(mine, f"{kind}:{row.column}", mean)
+        rule = advice.per_table_ratio(mine, chosen[row.guarantee], f"{kind}:{row.column}")
+        assert row.vs_mean == pytest.approx(vs_mean.ratio.iloc[0], rel=1e-12)
+        assert row.vs_rule == pytest.approx(1.0 / rule.ratio.iloc[0], rel=1e-12)
+        low, high = advice.band(1.0 / rule.ratio.iloc[0], rule.log_se.iloc[0])
+        assert (row.low, row.high) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_group_cells_say_where_the_rule_releases_the_mean_by_its_threshold(cells):
+    # independent truth: the rules' definition, the private mean below the budget ratio's threshold tau
+    chosen = {"pure": "auto:0.4:50.0", "approximate": "auto_delta:10.0"}
+    table = advice.group_cells(cells, chosen)
+    assert len(table) == 8                        # affairs' two features, two profiles, two guarantees
+    for row in table.itertuples():
+        cell = next(c for c in cells if (c.table, c.profile, c.split) == (row.table, row.profile, row.split))
+        tau = 50.0 if row.guarantee == "pure" else 10.0
+        assert row.rule_mean == (advice.budget_ratio(cell) < tau)
+        kind, mean = ("group", "private_mean") if row.guarantee == "pure" else ("group_delta", "private_mean_delta")
+        first = cell.losses.iloc[0]
+        assert row.ratio == first[f"{kind}:{row.column}"] / first[mean]
+        assert row.free == first[f"{kind}_free:{row.column}"] / first[f"{mean}_free"]
+    assert set(table.rule_mean) == {True, False}  # the fixture's cells have both

@@ -78,6 +78,34 @@ def test_the_closed_form_is_the_brute_force_loss(seed, delta):
     assert got != pytest.approx(comparison.private_mean_loss(sums, gaussian=delta is not None), rel=1e-3)
 
 
+@pytest.mark.parametrize("delta", [None, 1e-5])
+def test_without_noise_the_loss_is_the_groups_weighted_means(delta):
+    train, test = _split(seed=4)
+    g, _, y, eps = train
+    gt, _, yt = test
+    w = eps if delta is None else tolerated_gaussian_mus(eps, delta)
+    means = {k: w[g == k] @ y[g == k] / w[g == k].sum() for k in (0, 1)}
+    truth = np.mean([(v - means[k]) ** 2 for k, v in zip(gt, yt)])
+    sums = _sums(train, test, delta)
+    assert comparison.group_mean_loss(sums, 0, gaussian=delta is not None, noise=False) == pytest.approx(truth,
+                                                                                                         rel=1e-12)
+    whole = np.mean((yt - w @ y / w.sum()) ** 2)
+    assert comparison.private_mean_loss(sums, gaussian=delta is not None, noise=False) == pytest.approx(whole,
+                                                                                                        rel=1e-12)
+
+
+def test_a_column_with_a_value_between_0_and_1_is_refused():
+    train, test = _split(seed=7)
+    sums = _sums(train, test)                       # feature 1 is uniform on [0, 1]
+    with pytest.raises(ValueError, match=r"column = 1: a training row's value is strictly between 0 and 1"):
+        comparison.group_mean_loss(sums, 1)
+    g, x, y, eps = train
+    x = (x > 0.5).astype(float)
+    gt, xt, yt = test                               # binary on the training rows only
+    with pytest.raises(ValueError, match=r"column = 1: a test row's value is strictly between 0 and 1"):
+        comparison.group_mean_loss(_sums((g, x, y, eps), (gt, xt, yt)), 1)
+
+
 def test_a_group_without_training_rows_predicts_the_midpoint():
     train, test = _split(seed=5)
     g = np.zeros_like(train[0])                              # no training row in group 1
@@ -112,24 +140,35 @@ def test_each_group_gets_the_private_mean_of_its_own_rows_in_order():
     assert list(means) == [P.private_mean(y[g == v], eps[g == v], bits) for v in (-2, 5)]
 
 
+@pytest.mark.parametrize("delta", [None, 1e-5])
 @pytest.mark.parametrize("sampler", ["exact", "float"])
-def test_a_row_moves_its_own_group_only(sampler):
+def test_a_row_moves_its_own_group_only(sampler, delta):
+    # group 0 is drawn first from the shared stream: changing one of its labels must leave group 1's release as it
+    # was (the stream's draws depend on the public rates only), and move group 0's
     g, _, y, eps = _rows(80, 4)
-    i = int(np.flatnonzero(g == 1)[0])
+    i = int(np.flatnonzero(g == 0)[0])
     other = y.copy()
-    other[i] = -1.0 if y[i] > 0 else 1.0                      # replace one label of group 1
-    a = group_means(g, y, eps, 5, sampler=sampler)[1]
-    b = group_means(g, other, eps, 5, sampler=sampler)[1]
-    assert a[0] == b[0]                                      # group 0's release reads none of group 1's rows
-    assert a[1] != b[1]
+    other[i] = -1.0 if y[i] > 0 else 1.0
+    for seed in range(5):
+        a = group_means(g, y, eps, seed, sampler=sampler, delta=delta)[1]
+        b = group_means(g, other, eps, seed, sampler=sampler, delta=delta)[1]
+        assert a[1] == b[1]
+        assert a[0] != b[0]
+
+
+def test_a_boolean_column_is_a_binary_one():
+    g, _, y, eps = _rows(60, 6)
+    values, means = group_means(g.astype(bool), y, eps, 3, sampler="float")
+    assert list(values) == [False, True]
+    assert list(means) == list(group_means(g, y, eps, 3, sampler="float")[1])
 
 
 @pytest.mark.parametrize("args, error, match", [
     (dict(groups=[0, 1, 1]), ValueError, "groups has shape"),
-    (dict(groups=[0.0, 1.0]), TypeError, "groups must hold integers"),
-    (dict(y=[0.5, 1.5]), ValueError, "y"),
-    (dict(epsilons=[1.0, -1.0]), ValueError, "epsilons"),
-    (dict(delta=1.0), ValueError, "delta"),
+    (dict(groups=[0.0, 1.0]), TypeError, "groups must hold integers or booleans"),
+    (dict(y=[0.5, 1.5]), ValueError, r"y\[1\] = 1.5 is outside the allowed range \[-1, 1\]"),
+    (dict(epsilons=[1.0, -1.0]), ValueError, r"^epsilons"),
+    (dict(delta=1.0), ValueError, r"^delta"),
 ])
 def test_bad_input_is_refused_by_name(args, error, match):
     kwargs = {"groups": [0, 1], "y": [0.5, -0.5], "epsilons": [1.0, 2.0], **args}

@@ -17,6 +17,7 @@ the evaluation tables report it.  Measured in the book's chapter *Which mechanis
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell"
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
            "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
-           "binary_columns", "group_ratios"]
+           "binary_columns", "group_ratios", "group_cells"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -89,6 +90,8 @@ class Cell:
         For each binary feature ``j`` (:func:`binary_columns`), ``group:j`` and ``group_delta:j``: the private means
         per group of that feature, were it public (:func:`pdp_lib.io.comparison.group_mean_loss`), exact and the same
         on every row; they are not among the oracle's releases (:data:`PRIVATE`), whose guarantee covers the whole row.
+        ``group_free:j``, ``group_delta_free:j``, ``private_mean_free`` and ``private_mean_delta_free``: the same
+        releases' losses without their noise (the same split and weights), for :func:`group_cells`.
     """
 
     table: str
@@ -125,6 +128,10 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     total, smallest = float(np.sum(levels)), float(levels.min())
     groups = {f"{kind}:{j}": comparison.group_mean_loss(sums, j, gaussian=kind == "group_delta")
               for j in binary_columns(table) for kind in ("group", "group_delta")}
+    free = {f"{kind}_free:{j}": comparison.group_mean_loss(sums, j, gaussian=kind == "group_delta", noise=False)
+            for j in binary_columns(table) for kind in ("group", "group_delta")}
+    free |= {f"{mean}_free": comparison.private_mean_loss(sums, gaussian=mean.endswith("delta"), noise=False)
+             for mean in comparison.PRIVATE_MEANS}
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
     ridge = comparison.gaussian_public_ridge(sums)
@@ -140,6 +147,8 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
                                for lam in frame.index]
     for name, loss in groups.items():
         frame[name], frame[name + "_se"] = loss, 0.0
+    for name, loss in free.items():
+        frame[name] = loss
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
                 losses=frame)
 
@@ -148,8 +157,13 @@ def binary_columns(table: str) -> list:
     """The features of ``table`` (indices into its features, in the order of its spec) whose every value is 0 or 1:
     the columns :func:`cell_losses` tries as a public group (:mod:`pdp_lib.mechanisms.group_means`).  Reading them
     spends nothing only because each is, in turn, taken to be public."""
-    X = load_table(table).X[:, :-1]
-    return [j for j in range(X.shape[1]) if bool(np.all((X[:, j] == 0.0) | (X[:, j] == 1.0)))]
+    return list(_binary_columns(table))
+
+
+@functools.lru_cache(maxsize=None)
+def _binary_columns(table: str) -> tuple:
+    X = load_table(table).X[:, :-1]                 # a shipped table: the same file for the whole process
+    return tuple(j for j in range(X.shape[1]) if bool(np.all((X[:, j] == 0.0) | (X[:, j] == 1.0))))
 
 
 def benchmark_cells(tables, profiles=tuple(PROFILES), splits=SPLITS, **kwargs) -> list:
@@ -371,21 +385,55 @@ def group_ratios(cells, chosen: dict) -> pd.DataFrame:
     """For each table of ``cells`` and each of its binary features, were it public: the private means per group
     (:class:`Cell`'s ``group:j`` and ``group_delta:j``) against the private mean of the same guarantee, exact, and
     against the shipped rule ``chosen[guarantee]`` (``{"pure": ..., "approximate": ...}``), with the rule's band of
-    two standard errors (:func:`per_table_ratio`, :func:`band`), each the geometric mean over the table's cells.
+    two standard errors (:func:`band`), each the geometric mean over the table's cells.
 
-    One row per (table, feature, guarantee): ``table``, ``column``, ``feature``, ``guarantee``, ``vs_mean`` (below 1:
-    the groups beat the private mean), ``vs_rule``, ``low`` and ``high`` (below 1: they beat the rule)."""
+    The arithmetic is :func:`per_table_ratio`'s (the mean of the cells' log ratios, the rule's error bounded by
+    :func:`log_se_bound`), with the rule's losses read once for every table and feature.  One row per (table,
+    feature, guarantee): ``table``, ``column``, ``feature``, ``guarantee``, ``vs_mean`` (below 1: the groups beat
+    the private mean), ``vs_rule``, ``low`` and ``high`` (below 1: they beat the rule)."""
+    kinds = (("pure", "group", "private_mean"), ("approximate", "group_delta", "private_mean_delta"))
+    rules = procedure_table(cells, tuple(chosen[g] for g, _, _ in kinds))
     rows = []
     for table in dict.fromkeys(c.table for c in cells):
         mine = [c for c in cells if c.table == table]
         names = load_table(table).features
         for j in binary_columns(table):
-            for guarantee, kind, mean in (("pure", "group", "private_mean"),
-                                          ("approximate", "group_delta", "private_mean_delta")):
-                name = f"{kind}:{j}"
-                vs_mean = per_table_ratio(mine, name, mean)
-                rule = per_table_ratio(mine, chosen[guarantee], name)
-                low, high = band(1.0 / rule.ratio, rule.log_se)
-                rows.append((table, j, names[j], guarantee, float(vs_mean.ratio.iloc[0]),
-                             float(1.0 / rule.ratio.iloc[0]), float(low.iloc[0]), float(high.iloc[0])))
+            for guarantee, kind, mean in kinds:
+                rule = rules[(rules.table == table) & (rules.procedure == chosen[guarantee])]
+                if len(rule) != len(mine):
+                    raise ValueError(f"table = {table!r}: the rule {chosen[guarantee]!r} has {len(rule)} cells of "
+                                     f"{len(mine)}")
+                group = np.array([float(c.losses[f"{kind}:{j}"].iloc[0]) for c in mine])
+                base = np.array([float(c.losses[mean].iloc[0]) for c in mine])
+                if np.isnan(group).any() or np.isnan(base).any():
+                    raise ValueError(f"table = {table!r}, feature {j}: a loss is missing")
+                ratio = float(np.exp(np.mean(np.log(rule.loss.to_numpy() / group))))
+                log_se = log_se_bound((rule.se / rule.loss).to_numpy(), rule.split.to_numpy())
+                low, high = band(1.0 / ratio, log_se)
+                rows.append((table, j, names[j], guarantee, float(np.exp(np.mean(np.log(group / base)))),
+                             1.0 / ratio, float(low), float(high)))
     return pd.DataFrame(rows, columns=["table", "column", "feature", "guarantee", "vs_mean", "vs_rule", "low", "high"])
+
+
+def group_cells(cells, chosen: dict) -> pd.DataFrame:
+    """Cell by cell, what :func:`group_ratios` averages: for each cell of ``cells``, each binary feature ``j`` and
+    each guarantee, the private means per group over the private mean of the same guarantee (``ratio``), the same
+    ratio with neither release's noise (``free``: the same split, rows and weights), and whether the shipped rule
+    ``chosen[guarantee]`` releases the private mean in that cell (``rule_mean``).
+
+    Columns ``table``, ``profile``, ``split``, ``column``, ``guarantee``, ``ratio``, ``free``, ``rule_mean``."""
+    kinds = (("pure", "group", "private_mean"), ("approximate", "group_delta", "private_mean_delta"))
+    rules = procedure_table(cells, tuple(chosen[g] for g, _, _ in kinds)).set_index(
+        ["table", "profile", "split", "guarantee"]).release
+    rows = []
+    for cell in cells:
+        first = cell.losses.iloc[0]
+        for j in binary_columns(cell.table):
+            for guarantee, kind, mean in kinds:
+                release = rules[cell.table, cell.profile, cell.split, guarantee]
+                rows.append((cell.table, cell.profile, cell.split, j, guarantee,
+                             float(first[f"{kind}:{j}"] / first[mean]),
+                             float(first[f"{kind}_free:{j}"] / first[f"{mean}_free"]),
+                             bool(release == mean)))
+    return pd.DataFrame(rows, columns=["table", "profile", "split", "column", "guarantee", "ratio", "free",
+                                       "rule_mean"])

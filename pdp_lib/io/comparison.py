@@ -406,17 +406,20 @@ def _ssp_losses(sums: CompareSums, lams: list, draws: int, gen) -> dict:
     return {lam: np.concatenate(v) for lam, v in losses.items()}
 
 
-def private_mean_loss(sums: CompareSums, *, gaussian: bool = False) -> float:
+def private_mean_loss(sums: CompareSums, *, gaussian: bool = False, noise: bool = True) -> float:
     """The private mean's expected test loss, exact: the rows ``private_mean`` and (``gaussian=True``)
-    ``private_mean_delta`` of :func:`expected_losses`."""
+    ``private_mean_delta`` of :func:`expected_losses`.  ``noise=False``: without the noise's variance, the loss of
+    the weighted mean label itself (the same split and weights)."""
     if gaussian:
         M = sums.mu_total
-        return _constant_loss(sums.test, sums.gaussian.ysum / M) + private_mean.noise_variance(M, gaussian=True)
+        return _constant_loss(sums.test, sums.gaussian.ysum / M) + (
+            private_mean.noise_variance(M, gaussian=True) if noise else 0.0)
     total = sums.eps_total
-    return _constant_loss(sums.test, sums.weighted.ysum / total) + private_mean.noise_variance(total, gaussian=False)
+    return _constant_loss(sums.test, sums.weighted.ysum / total) + (
+        private_mean.noise_variance(total, gaussian=False) if noise else 0.0)
 
 
-def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False) -> float:
+def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, noise: bool = True) -> float:
     r"""The expected test loss of the private means per group of a public binary feature, exact
     (:func:`pdp_lib.mechanisms.group_means.group_means`, its rows grouped by feature ``column``).
 
@@ -428,6 +431,10 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False) -
     (:func:`pdp_lib.mechanisms.private_mean.noise_variance` of :math:`S_g`) times its share of the test rows.  A
     group with no training row predicts 0, the label range's midpoint, and spends nothing.  ``gaussian=True``: the
     weights :math:`\mu^*(\varepsilon_i, \delta)` and Gaussian noise (``sums`` computed with ``delta``).
+    ``noise=False``: without the noises' variances, the loss of the groups' weighted mean labels themselves.
+
+    A column with a value strictly between 0 and 1 on a training or test row is refused: its sum of squares is then
+    below its sum (:math:`x^2 < x`), while the sums of 0s and 1s are integers, exact in doubles.
     """
     if not sums.intercept:
         raise ValueError("group_mean_loss needs the sums of a model with the intercept (bounds with intercept=true)")
@@ -436,6 +443,10 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False) -
                          f"intercept)")
     if gaussian and sums.gaussian is None:
         raise ValueError("gaussian=True needs the sums computed with delta")
+    for name, part in (("training", sums.plain), ("test", sums.test)):
+        if part.gram[column, column] != part.gram[column, -1]:
+            raise ValueError(f"column = {column}: a {name} row's value is strictly between 0 and 1; the groups need "
+                             f"a binary column (every value 0 or 1 in the domain)")
     part, total = (sums.gaussian, sums.mu_total) if gaussian else (sums.weighted, sums.eps_total)
     test, rows = sums.test, sums.plain.gram[column, -1]
     ones = (part.gram[column, -1], part.moment[column], test.gram[column, -1], test.moment[column], rows)
@@ -445,7 +456,8 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False) -
         if train_rows == 0:
             continue                                   # predicts 0: adds nothing to the sum of squares
         m = label_sum / level_sum
-        loss += test_rows * (m * m + private_mean.noise_variance(level_sum, gaussian=gaussian)) - 2.0 * m * test_label_sum
+        spread = private_mean.noise_variance(level_sum, gaussian=gaussian) if noise else 0.0
+        loss += test_rows * (m * m + spread) - 2.0 * m * test_label_sum
     return float(max(loss / test.rows, 0.0))
 
 

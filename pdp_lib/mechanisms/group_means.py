@@ -12,7 +12,8 @@ with :math:`Z_g` Laplace of scale :math:`2/S_g` (or, under ``delta``, the weight
 of standard deviation :math:`2/M_g`).  The model predicts :math:`\hat m_g` for a row of group :math:`g`.
 
 **Privacy, and what it leaves out.**  The neighbouring tables are those that replace one row's label and private
-features while keeping its public column, as the column is public: then replacing row :math:`i` moves only its own
+features while keeping its public column (and its level, public as everywhere in the library), as the column is
+public: then replacing row :math:`i` moves only its own
 group's mean, by at most :math:`2\varepsilon_i/S_g`, so :math:`\hat m_g` gives it :math:`\varepsilon_i`-DP and the
 other groups' releases do not read it (parallel composition).  The guarantee says nothing about the public column
 itself: it is weaker than the other releases' of the library, which protect the whole row, and it holds only if the
@@ -42,7 +43,7 @@ def group_means(groups, y, epsilons, rng=None, *, delta=None, sampler="exact") -
     Parameters
     ----------
     groups : array-like of shape (n,)
-        The public column: integers (a binary feature's 0 and 1, or codes).
+        The public column: integers (a binary feature's 0 and 1, or codes) or booleans.
     y : array-like of shape (n,)
         The labels, in ``[-1, 1]``.
     epsilons : array-like of shape (n,)
@@ -58,15 +59,17 @@ def group_means(groups, y, epsilons, rng=None, *, delta=None, sampler="exact") -
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        The distinct values of ``groups`` in increasing order, and each one's released mean.
+        The distinct values of ``groups`` in increasing order, and each one's released mean.  A value with no row
+        gets no release: predict 0, the label range's midpoint, for it (as
+        :func:`pdp_lib.io.comparison.group_mean_loss` assumes), which spends nothing.
     """
     y = check_labels(y)
     eps = check_epsilons(epsilons, y.size)
     groups = np.asarray(groups)
     if groups.shape != y.shape:
         raise ValueError(f"groups has shape {groups.shape}; it must have the labels' shape {y.shape}")
-    if not np.issubdtype(groups.dtype, np.integer):
-        raise TypeError(f"groups must hold integers (a public column's codes), got dtype {groups.dtype}")
+    if not (np.issubdtype(groups.dtype, np.integer) or groups.dtype == np.bool_):
+        raise TypeError(f"groups must hold integers or booleans (a public column's codes), got dtype {groups.dtype}")
     sampler = check_sampler(sampler)
     if sampler == "exact":
         if rng is not None and not isinstance(rng, RandomBits):
