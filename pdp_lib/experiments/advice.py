@@ -32,12 +32,14 @@ from ..mechanisms import automatic
 from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..profiles import ProfileSpec, privacy_profile
 from ..tuning import pruned_lambda
+from .gradient_descent import pure_gd_draws
 
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
            "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
-           "binary_columns", "group_ratios", "group_cells"]
+           "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "choose_steps",
+           "pure_gd_losses", "PURE_GD_STREAM"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -60,6 +62,10 @@ PURE = ("midpoint", "private_mean", "pdp_op_pruned", "pdp_op_sharp_pruned", "non
 PDP-OP with ``B(lambda)`` and with ``B*(lambda)`` at the pruned rule's ``lambda`` (the chapter *Choosing λ*),
 standard DP at the smallest level at the pruned rule's ``lambda`` for those levels (the published non-personalized
 method), and SSP and objective perturbation at the pruned rule's ``lambda``."""
+
+GD_STEPS = (1, 2, 5, 10, 20)
+"""The steps ``T`` of noisy gradient descent under pure DP (``gd_pure:T``) among which the development tables
+choose: its noise grows like ``T`` (the pure losses add up), against the square root under ``(epsilon_i, delta)``."""
 
 APPROXIMATE = ("ssp_gaussian", "adassp", "private_mean_delta", "gd_pruned")
 """The procedures under ``(epsilon_i, delta)``: Gaussian SSP at its public ridge, AdaSSP at its private ridge, the
@@ -92,6 +98,9 @@ class Cell:
         on every row; they are not among the oracle's releases (:data:`PRIVATE`), whose guarantee covers the whole row.
         ``group_free:j``, ``group_delta_free:j``, ``private_mean_free`` and ``private_mean_delta_free``: the same
         releases' losses without their noise (the same split and weights), for :func:`group_cells`.
+        ``gd_pure:T`` for each ``T`` of :data:`GD_STEPS`: noisy gradient descent under pure DP with ``T`` steps
+        (:func:`pure_gd_losses`), a Monte Carlo mean at the pruned rule's ``lambda`` only
+        (``nan`` elsewhere); not among the oracle's releases, which it would change.
     """
 
     table: str
@@ -132,6 +141,8 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
             for j in binary_columns(table) for kind in ("group", "group_delta")}
     free |= {f"{mean}_free": comparison.private_mean_loss(sums, gaussian=mean.endswith("delta"), noise=False)
              for mean in comparison.PRIVATE_MEANS}
+    lam_gd = pruned_lambda(DEFAULT_GRID, levels, int(sums.d))
+    pure_gd = {steps: pure_gd_losses(sums, lam_gd, steps, draws, split) for steps in GD_STEPS}
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
     ridge = comparison.gaussian_public_ridge(sums)
@@ -145,12 +156,31 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
         frame[name] = [float(values[lam].mean()) if lam in values else np.nan for lam in frame.index]
         frame[name + "_se"] = [float(values[lam].std(ddof=1) / np.sqrt(draws)) if lam in values else np.nan
                                for lam in frame.index]
+    extra = {}
     for name, loss in groups.items():
-        frame[name], frame[name + "_se"] = loss, 0.0
-    for name, loss in free.items():
-        frame[name] = loss
+        extra[name], extra[name + "_se"] = np.full(len(frame), loss), np.zeros(len(frame))
+    extra |= {name: np.full(len(frame), loss) for name, loss in free.items()}
+    at = frame.index == lam_gd                           # pure gradient descent: the pruned rule's lambda only
+    for steps, values in pure_gd.items():
+        extra[f"gd_pure:{steps}"] = np.where(at, float(values.mean()), np.nan)
+        extra[f"gd_pure:{steps}_se"] = np.where(at, float(values.std(ddof=1) / np.sqrt(draws)), np.nan)
+    frame = pd.concat([frame, pd.DataFrame(extra, index=frame.index)], axis=1)
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
                 losses=frame)
+
+
+PURE_GD_STREAM = 4
+"""The spawn key of :func:`pure_gd_losses`'s random streams, beside a cell's split (with the steps)."""
+
+
+def pure_gd_losses(sums, lam: float, steps: int, draws: int, seed: int) -> np.ndarray:
+    """The test losses of ``draws`` runs of noisy gradient descent under pure DP with ``steps`` steps at ``lam``
+    (:func:`pdp_lib.experiments.gradient_descent.pure_gd_draws`, re-weighted by the levels, unclipped) from the
+    comparison's sums (:func:`cell_sums`), each ``steps`` from a stream of its own.  Floating point: an experiment,
+    not a row of ``compare``."""
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PURE_GD_STREAM, steps)))
+    thetas = pure_gd_draws(sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, gen, draws, steps=steps)
+    return comparison.test_losses(sums, thetas)
 
 
 def binary_columns(table: str) -> list:
@@ -198,6 +228,8 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     name, *args = procedure.split(":")
     if name in ("group", "group_delta"):
         return procedure, DEFAULT_GRID[0]                  # the means per group: no lambda
+    if name == "gd_pure":
+        return procedure, pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
     if name in ("auto", "auto_plain"):
         c, tau = map(float, args)
         kind = "ssp_checked" if name == "auto" else "ssp_public"
@@ -437,3 +469,15 @@ def group_cells(cells, chosen: dict) -> pd.DataFrame:
                              bool(release == mean)))
     return pd.DataFrame(rows, columns=["table", "profile", "split", "column", "guarantee", "ratio", "free",
                                        "rule_mean"])
+
+
+def choose_steps(cells) -> int:
+    """The steps ``T`` of :data:`GD_STEPS` whose noisy gradient descent under pure DP (``gd_pure:T``, at the pruned
+    rule's ``lambda``) has the least geometric mean over ``cells`` of its expected loss over the private mean's: the
+    development tables' choice when ``cells`` are theirs (ties to the fewer steps)."""
+    table = procedure_table(cells, tuple(f"gd_pure:{steps}" for steps in GD_STEPS) + ("private_mean",))
+    key = ["table", "profile", "split"]
+    mean = table[table.procedure == "private_mean"].set_index(key).loss
+    scores = {steps: geometric_mean((part.set_index(key).loss / mean).to_numpy())
+              for steps in GD_STEPS for part in [table[table.procedure == f"gd_pure:{steps}"]]}
+    return min(GD_STEPS, key=lambda steps: (scores[steps], steps))

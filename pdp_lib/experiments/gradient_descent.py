@@ -33,7 +33,7 @@ from ..gaussian_curves import tolerated_gaussian_mus
 from ..mechanisms.noisy_gd import STEPS, check_gd_settings, gd_sensitivity
 from ..validation import check_fraction, check_positive, check_problem
 
-__all__ = ["gd_draws", "PERSONALIZATIONS"]
+__all__ = ["gd_draws", "PERSONALIZATIONS", "pure_gd_rate", "pure_gd_draws"]
 
 PERSONALIZATIONS = ("weights", "clipping")
 
@@ -68,3 +68,39 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
             theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)
         out.append(theta)
     return np.vstack(out)
+
+
+def pure_gd_rate(total: float, d: int, steps: int, radius: float) -> float:
+    r"""The rate :math:`\eta = S/(T G)` of each step's ℓ2-Laplace noise in noisy gradient descent under pure DP.
+
+    Re-weighted as PDP-OP (:math:`w_i = \varepsilon_i/S`, :math:`S = \sum_j \varepsilon_j`) and unclipped: on the
+    ball of radius ``radius`` and the domain, replacing point ``i`` moves a step's data gradient by at most
+    :math:`w_i G` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`), so a step whose noise has density
+    :math:`\propto e^{-\eta\|z\|}` costs it at most :math:`\eta w_i G = \varepsilon_i/T`, and ``steps`` = ``T``
+    steps, composed (the sum of pure losses, adaptive or not), cost :math:`\varepsilon_i`.  The projection, the
+    ridge term and the step are post-processing."""
+    check_positive(total, "total")
+    return float(total) / (steps * gd_sensitivity(radius, d))
+
+
+def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int = STEPS, radius=None,
+                  step_size=None) -> np.ndarray:
+    """``draws`` runs of noisy gradient descent under pure DP (:func:`pure_gd_rate`) from the statistics weighted by
+    the levels, ``A`` = ``sum_i eps_i x_i x_i^T`` and ``b`` = ``sum_i eps_i y_i x_i`` with ``total`` =
+    ``sum_i eps_i``, vectorized: the final iterates, shape ``(draws, d)``.  The same steps, ball and defaults as
+    :func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` (from 0, step ``1/(d + lam)``, radius ``B(lam)``), with ℓ2-Laplace
+    noise instead of Gaussian.  Floating point, exact only over the reals: an experiment, not a release (the
+    benchmark of the book's chapter *Which mechanism, which λ*)."""
+    from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
+
+    A, b = np.asarray(A, dtype=float) / total, np.asarray(b, dtype=float) / total
+    d = b.size
+    steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
+    eta = pure_gd_rate(total, d, steps, radius)
+    theta = np.zeros((draws, d))
+    for _ in range(steps):
+        grad = theta @ A - b + sample_l2_laplace_unchecked(eta, d, draws, gen)
+        theta = theta - step_size * (grad + lam * theta)
+        size = np.linalg.norm(theta, axis=1, keepdims=True)
+        theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)
+    return theta

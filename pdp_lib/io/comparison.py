@@ -43,7 +43,7 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "test_losses", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -459,6 +459,12 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, n
         spread = private_mean.noise_variance(level_sum, gaussian=gaussian) if noise else 0.0
         loss += test_rows * (m * m + spread) - 2.0 * m * test_label_sum
     return float(max(loss / test.rows, 0.0))
+
+
+def test_losses(sums: CompareSums, thetas) -> np.ndarray:
+    """The unregularized test loss of each row of ``thetas`` (models of shape ``(..., d)``, no noise added), from the
+    test rows' sums."""
+    return _test_losses(sums.test, np.asarray(thetas, dtype=float))
 
 
 def checked_losses(sums: CompareSums, lams: list, draws: int, seed: int, *, gaussian: bool = False) -> dict:

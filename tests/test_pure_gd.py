@@ -1,0 +1,94 @@
+"""Noisy gradient descent under pure DP (pdp_lib.experiments.gradient_descent.pure_gd_*), the benchmark's candidate,
+against independent truths: the calibration against each point's level by the composition of its steps; the
+iterates without noise against projected gradient descent written out here; each step's noise against the
+l2-Laplace law's mean norm d/eta; the comparison's test losses against the draws' losses computed from the rows; the
+development tables' choice of steps by brute force."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pdp_lib.experiments import advice
+from pdp_lib.experiments.gradient_descent import pure_gd_draws, pure_gd_rate
+from pdp_lib.mechanisms.noisy_gd import gd_sensitivity
+from pdp_lib.bounds import norm_bound
+
+
+def _problem(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.uniform(size=(n, d - 1)), np.ones(n)])
+    y = np.clip(X[:, :-1] @ rng.uniform(-0.5, 0.5, d - 1) + 0.1 * rng.standard_normal(n), -1, 1)
+    eps = rng.choice([0.05, 0.5, 1.0], n)
+    return X, y, eps
+
+
+@pytest.mark.parametrize("steps", [1, 5, 20])
+def test_every_point_spends_its_level_over_the_steps(steps):
+    X, y, eps = _problem()
+    d, lam = X.shape[1], 0.5
+    radius = norm_bound(lam, d)
+    eta = pure_gd_rate(eps.sum(), d, steps, radius)
+    G = gd_sensitivity(radius, d)
+    # a step moves point i's data gradient by at most w_i G: its loss eta w_i G, summed over the steps
+    spent = steps * eta * (eps / eps.sum()) * G
+    assert np.all(spent <= eps * (1 + 1e-12))
+    assert np.allclose(spent, eps, rtol=1e-12)                # and no less: the levels are spent
+
+
+def test_without_noise_the_iterates_are_projected_gradient_descent():
+    X, y, eps = _problem(seed=1)
+    d, lam, steps = X.shape[1], 0.3, 7
+    A, b, S = (X * eps[:, None]).T @ X, (X * eps[:, None]).T @ y, eps.sum()
+    scale = 1e12                                              # levels so large that the noise is below 1e-9
+    got = pure_gd_draws(A * scale, b * scale, S * scale, lam, np.random.default_rng(0), 3, steps=steps)
+    w = eps / S
+    theta, tau, radius = np.zeros(d), 1.0 / (d + lam), norm_bound(lam, d)
+    for _ in range(steps):
+        grad = X.T @ (w * (X @ theta - y)) + lam * theta
+        theta = theta - tau * grad
+        theta = theta * min(1.0, radius / np.linalg.norm(theta))
+    assert np.allclose(got, theta, atol=1e-8)
+
+
+def test_a_step_adds_l2_laplace_noise_of_the_calibrated_rate():
+    X, y, eps = _problem(seed=2)
+    d, lam = X.shape[1], 0.5
+    A, b, S = (X * eps[:, None]).T @ X, (X * eps[:, None]).T @ y, eps.sum()
+    radius = 1e6                                              # no projection: theta_1 = tau (b / S - z)
+    tau = 1.0 / (d + lam)
+    draws = 20_000
+    theta = pure_gd_draws(A, b, S, lam, np.random.default_rng(3), draws, steps=1, radius=radius)
+    z = b / S - theta / tau
+    norms = np.linalg.norm(z, axis=1)
+    eta = pure_gd_rate(S, d, 1, radius)
+    assert abs(norms.mean() - d / eta) < 4 * (math.sqrt(d) / eta) / math.sqrt(draws)   # Gamma(d, 1/eta)
+    assert np.abs(z.mean(axis=0)).max() < 4 * norms.std() / math.sqrt(draws)          # centred
+
+
+def test_the_benchmarks_losses_are_the_draws_test_losses():
+    cell_sums = advice.cell_sums("affairs", "paper", 0, masks=4)
+    lam, steps, draws = 1.0, 5, 50
+    losses = advice.pure_gd_losses(cell_sums, lam, steps, draws, seed=4)
+    gen = np.random.default_rng(np.random.SeedSequence(4, spawn_key=(advice.PURE_GD_STREAM, steps)))
+    thetas = pure_gd_draws(cell_sums.weighted.gram, cell_sums.weighted.moment, cell_sums.eps_total, lam, gen, draws,
+                           steps=steps)
+    test = cell_sums.test
+    quad = np.einsum("ri,ij,rj->r", thetas, test.gram, thetas)
+    assert np.allclose(losses, (quad - 2 * thetas @ test.moment + test.yy) / test.rows, rtol=1e-12)
+
+
+def test_the_development_choice_of_steps_is_the_least_geometric_mean_by_brute_force():
+    cells = [advice.cell_losses(name, profile, 0, draws=20, masks=4)
+             for name in ("meap01", "affairs") for profile in ("paper", "tenfold")]
+    scores = {}
+    for steps in advice.GD_STEPS:
+        logs = []
+        for cell in cells:
+            lam = advice.pruned_lambda(advice.DEFAULT_GRID, cell.levels, cell.d)
+            logs.append(math.log(cell.losses.loc[lam, f"gd_pure:{steps}"] / cell.losses["private_mean"].iloc[0]))
+            assert cell.losses[f"gd_pure:{steps}"].notna().sum() == 1          # at the pruned rule's lambda only
+        scores[steps] = math.exp(sum(logs) / len(logs))
+    assert advice.choose_steps(cells) == min(scores, key=scores.get)
