@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from pdp_lib.experiments import advice
 from pdp_lib.experiments.gradient_descent import pure_gd_draws, pure_gd_rate
@@ -53,6 +54,23 @@ def test_without_noise_the_iterates_are_projected_gradient_descent():
     assert np.allclose(got, theta, atol=1e-8)
 
 
+def test_the_iterates_stay_in_the_ball_where_it_binds():
+    # the sensitivity bound holds on the ball only: a radius far inside the ridge's norm makes every step project
+    X, y, eps = _problem(seed=5)
+    d, lam, steps, radius = X.shape[1], 0.3, 6, 0.05
+    A, b, S = (X * eps[:, None]).T @ X, (X * eps[:, None]).T @ y, eps.sum()
+    got = pure_gd_draws(A, b, S, lam, None, 1, steps=steps, radius=radius, noise=False)[0]
+    w = eps / S
+    theta, tau = np.zeros(d), 1.0 / (d + lam)
+    for _ in range(steps):
+        theta = theta - tau * (X.T @ (w * (X @ theta - y)) + lam * theta)
+        theta = theta * min(1.0, radius / np.linalg.norm(theta))
+    assert np.allclose(got, theta, atol=1e-12)
+    assert np.linalg.norm(got) == pytest.approx(radius, rel=1e-12)          # on the sphere: it bound
+    noisy = pure_gd_draws(A, b, S, lam, np.random.default_rng(1), 500, steps=steps, radius=radius)
+    assert np.all(np.linalg.norm(noisy, axis=1) <= radius * (1 + 1e-12))
+
+
 def test_a_step_adds_l2_laplace_noise_of_the_calibrated_rate():
     X, y, eps = _problem(seed=2)
     d, lam = X.shape[1], 0.5
@@ -65,6 +83,7 @@ def test_a_step_adds_l2_laplace_noise_of_the_calibrated_rate():
     norms = np.linalg.norm(z, axis=1)
     eta = pure_gd_rate(S, d, 1, radius)
     assert abs(norms.mean() - d / eta) < 4 * (math.sqrt(d) / eta) / math.sqrt(draws)   # Gamma(d, 1/eta)
+    assert stats.kstest(norms, "gamma", args=(d, 0, 1 / eta)).pvalue > 1e-3          # its whole law
     assert np.abs(z.mean(axis=0)).max() < 4 * norms.std() / math.sqrt(draws)          # centred
 
 
@@ -92,3 +111,30 @@ def test_the_development_choice_of_steps_is_the_least_geometric_mean_by_brute_fo
             assert cell.losses[f"gd_pure:{steps}"].notna().sum() == 1          # at the pruned rule's lambda only
         scores[steps] = math.exp(sum(logs) / len(logs))
     assert advice.choose_steps(cells) == min(scores, key=scores.get)
+
+
+def test_the_noise_free_parts_are_the_ridges_written_out_from_the_rows():
+    # independent truth: compare's coin for the test rows, the weighted ridges solved here from the rows
+    from pdp_lib.io import benchmark_tables as bt
+    from pdp_lib.io import comparison
+    from pdp_lib.profiles import privacy_profile
+
+    table, split, profile = bt.load_table("affairs"), 0, "paper"
+    gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, "affairs")), len(profile))))
+    eps = gen.permutation(privacy_profile(table.y.size, advice.PROFILES[profile], gen))
+    X, y = table.X, table.y
+    test = comparison.row_uniforms([X[:, j] for j in range(X.shape[1] - 1)] + [y, eps], split) < 0.2
+    Xt, yt, w = X[~test], y[~test], eps[~test] / eps[~test].sum()
+    lam = 0.7
+    parts = advice.gd_loss_parts(advice.cell_sums("affairs", profile, split, masks=4), lam)
+    loss = lambda theta: float(np.mean((X[test] @ theta - y[test]) ** 2))
+    A, b = (Xt * w[:, None]).T @ Xt, (Xt * w[:, None]).T @ yt
+    open_penalty = np.diag(np.r_[np.full(X.shape[1] - 1, lam), 0.0])
+    assert parts["ridge_free"] == pytest.approx(loss(np.linalg.solve(A + lam * np.eye(X.shape[1]), b)), rel=1e-9)
+    assert parts["ridge_free_open"] == pytest.approx(loss(np.linalg.solve(A + open_penalty, b)), rel=1e-9)
+    theta, tau, radius = np.zeros(X.shape[1]), 1.0 / (X.shape[1] + lam), norm_bound(lam, X.shape[1])
+    for steps in range(1, max(advice.GD_STEPS) + 1):
+        theta = theta - tau * (A @ theta - b + lam * theta)
+        theta = theta * min(1.0, radius / np.linalg.norm(theta))
+        if steps in advice.GD_STEPS:
+            assert parts[f"gd_free:{steps}"] == pytest.approx(loss(theta), rel=1e-9)

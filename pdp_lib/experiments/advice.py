@@ -39,7 +39,7 @@ __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell"
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
            "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
            "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "choose_steps",
-           "pure_gd_losses", "PURE_GD_STREAM"]
+           "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -100,7 +100,9 @@ class Cell:
         releases' losses without their noise (the same split and weights), for :func:`group_cells`.
         ``gd_pure:T`` for each ``T`` of :data:`GD_STEPS`: noisy gradient descent under pure DP with ``T`` steps
         (:func:`pure_gd_losses`), a Monte Carlo mean at the pruned rule's ``lambda`` only
-        (``nan`` elsewhere); not among the oracle's releases, which it would change.
+        (``nan`` elsewhere); not among the oracle's releases, which it would change.  At the same ``lambda``, the
+        noise-free parts of its loss (:func:`gd_loss_parts`): ``gd_free:T``, ``ridge_free`` and
+        ``ridge_free_open``.
     """
 
     table: str
@@ -143,6 +145,7 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
              for mean in comparison.PRIVATE_MEANS}
     lam_gd = pruned_lambda(DEFAULT_GRID, levels, int(sums.d))
     pure_gd = {steps: pure_gd_losses(sums, lam_gd, steps, draws, split) for steps in GD_STEPS}
+    gd_parts = gd_loss_parts(sums, lam_gd)
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
     ridge = comparison.gaussian_public_ridge(sums)
@@ -164,6 +167,7 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     for steps, values in pure_gd.items():
         extra[f"gd_pure:{steps}"] = np.where(at, float(values.mean()), np.nan)
         extra[f"gd_pure:{steps}_se"] = np.where(at, float(values.std(ddof=1) / np.sqrt(draws)), np.nan)
+    extra |= {name: np.where(at, value, np.nan) for name, value in gd_parts.items()}
     frame = pd.concat([frame, pd.DataFrame(extra, index=frame.index)], axis=1)
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
                 losses=frame)
@@ -181,6 +185,22 @@ def pure_gd_losses(sums, lam: float, steps: int, draws: int, seed: int) -> np.nd
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PURE_GD_STREAM, steps)))
     thetas = pure_gd_draws(sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, gen, draws, steps=steps)
     return comparison.test_losses(sums, thetas)
+
+
+def gd_loss_parts(sums, lam: float) -> dict:
+    """Where the loss of gradient descent at ``lam`` comes from, without noise, on the comparison's sums: the test
+    loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``), of the weighted ridge they
+    tend to, its intercept penalized like every coefficient (``ridge_free``), and of the same ridge with its
+    intercept, the last coefficient, left unpenalized (``ridge_free_open``)."""
+    A, b = sums.weighted.gram / sums.eps_total, sums.weighted.moment / sums.eps_total
+    out = {f"gd_free:{steps}": float(comparison.test_losses(sums, pure_gd_draws(
+        sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, None, 1, steps=steps, noise=False))[0])
+        for steps in GD_STEPS}
+    penalty = np.full(b.size, lam)
+    out["ridge_free"] = float(comparison.test_losses(sums, [np.linalg.solve(A + np.diag(penalty), b)])[0])
+    penalty[-1] = 0.0
+    out["ridge_free_open"] = float(comparison.test_losses(sums, [np.linalg.solve(A + np.diag(penalty), b)])[0])
+    return out
 
 
 def binary_columns(table: str) -> list:

@@ -75,22 +75,24 @@ def pure_gd_rate(total: float, d: int, steps: int, radius: float) -> float:
 
     Re-weighted as PDP-OP (:math:`w_i = \varepsilon_i/S`, :math:`S = \sum_j \varepsilon_j`) and unclipped: on the
     ball of radius ``radius`` and the domain, replacing point ``i`` moves a step's data gradient by at most
-    :math:`w_i G` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`), so a step whose noise has density
+    :math:`w_i G` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`: ``G`` per unit of weight), so a step whose noise has density
     :math:`\propto e^{-\eta\|z\|}` costs it at most :math:`\eta w_i G = \varepsilon_i/T`, and ``steps`` = ``T``
     steps, composed (the sum of pure losses, adaptive or not), cost :math:`\varepsilon_i`.  The projection, the
-    ridge term and the step are post-processing."""
+    ridge term and the step are post-processing.  Neighbouring tables replace a row's features and label and keep
+    its level, public as everywhere in the library, so the weights and ``S`` are the same in both."""
     check_positive(total, "total")
     return float(total) / (steps * gd_sensitivity(radius, d))
 
 
 def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int = STEPS, radius=None,
-                  step_size=None) -> np.ndarray:
+                  step_size=None, noise: bool = True) -> np.ndarray:
     """``draws`` runs of noisy gradient descent under pure DP (:func:`pure_gd_rate`) from the statistics weighted by
     the levels, ``A`` = ``sum_i eps_i x_i x_i^T`` and ``b`` = ``sum_i eps_i y_i x_i`` with ``total`` =
     ``sum_i eps_i``, vectorized: the final iterates, shape ``(draws, d)``.  The same steps, ball and defaults as
     :func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` (from 0, step ``1/(d + lam)``, radius ``B(lam)``), with ℓ2-Laplace
     noise instead of Gaussian.  Floating point, exact only over the reals: an experiment, not a release (the
-    benchmark of the book's chapter *Which mechanism, which λ*)."""
+    benchmark of the book's chapter *Which mechanism, which λ*).  ``noise=False``: the same steps without noise
+    (``gen`` unused), the iterate the noise perturbs."""
     from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
 
     A, b = np.asarray(A, dtype=float) / total, np.asarray(b, dtype=float) / total
@@ -99,7 +101,7 @@ def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int
     eta = pure_gd_rate(total, d, steps, radius)
     theta = np.zeros((draws, d))
     for _ in range(steps):
-        grad = theta @ A - b + sample_l2_laplace_unchecked(eta, d, draws, gen)
+        grad = theta @ A - b + (sample_l2_laplace_unchecked(eta, d, draws, gen) if noise else 0.0)
         theta = theta - step_size * (grad + lam * theta)
         size = np.linalg.norm(theta, axis=1, keepdims=True)
         theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)

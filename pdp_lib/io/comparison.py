@@ -462,7 +462,7 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, n
 
 
 def test_losses(sums: CompareSums, thetas) -> np.ndarray:
-    """The unregularized test loss of each row of ``thetas`` (models of shape ``(..., d)``, no noise added), from the
+    """The unregularized test loss of each row of ``thetas`` (models, shape ``(r, d)``, no noise added), from the
     test rows' sums."""
     return _test_losses(sums.test, np.asarray(thetas, dtype=float))
 
