@@ -280,3 +280,48 @@ def test_rows_that_choose_their_own_ridge_show_one_value():
     adassp = next(line for line in md.splitlines() if line.startswith("| " + rendering.METHOD_TITLES["adassp"]))
     assert adassp.count("(its own λ)") == 1 and adassp.count("1.25") == 1
     assert "(its own λ)" not in rendering.comparison_markdown(table)          # without the set: every column
+
+
+def test_compare_adds_the_private_means_per_group_of_a_public_column(tmp_path, capsys):
+    from pdp_lib import cli
+
+    raw = _table(900, seed=3)
+    raw["f1"] = (raw["f1"] > 0.4).astype(float)            # a binary feature, taken to be public
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    args = ["compare", str(tmp_path / "d.csv"), "--label", "y", "--epsilon", "eps", "--lams", "0.1,1",
+            "--masks", "2", "--draws", "20", "--delta", "1e-5", "--intercept", "--out", str(out)]
+    assert cli.main(args + ["--group", "f1"]) == 0
+    printed = capsys.readouterr().out
+    assert "take 'f1' to be public" in printed
+    table = pd.read_csv(out / "comparison.csv")
+    # independent truth: compare's coin for the test rows, each group's weighted mean and noise written out here
+    test = _coins(raw, 0) < 0.2
+    train = raw[~test]
+    from pdp_lib.curves import tolerated_gaussian_mus
+    for method, w, var in (("group_means", train["eps"].to_numpy(), 8.0),
+                           ("group_means_delta", tolerated_gaussian_mus(train["eps"].to_numpy(), 1e-5), 4.0)):
+        loss = 0.0
+        for g in (0.0, 1.0):
+            mine, held = (train["f1"] == g).to_numpy(), raw[test & (raw["f1"] == g)]
+            m = w[mine] @ train["y"].to_numpy()[mine] / w[mine].sum()
+            loss += np.sum((held["y"] - m) ** 2) + len(held) * var / w[mine].sum() ** 2
+        rows = table[table["method"] == method]
+        assert len(rows) == 2 and np.allclose(rows["loss"], loss / test.sum(), rtol=1e-9) and (rows["se"] == 0).all()
+    assert "private means per group (public column)" in (out / "comparison.md").read_text()
+    # refused in one line, before any row is read, with nothing written
+    never = tmp_path / "never"
+    for extra, message in ((["--group", "f9"], "--group 'f9' is not a feature of the bounds; use one of f0, f1, f2"),
+                           (["--group", "f0"], "--group 'f0': column = 0: a training row's value is strictly between"),):
+        assert cli.main(args[:-1] + [str(never)] + extra) == 2
+        assert message in capsys.readouterr().err and not never.exists()
+    no_intercept = [a for a in args if a != "--intercept"]
+    assert cli.main(no_intercept[:-1] + [str(never), "--group", "f1"]) == 2
+    assert "--group needs --intercept" in capsys.readouterr().err and not never.exists()
+
+
+def test_the_verdict_holds_no_regression_against_the_groups_nor_them_against_the_mean():
+    table = pd.DataFrame({"lam": [1.0] * 4, "method": ["private_mean", "pdp_op", "group_means", "group_means_delta"],
+                          "loss": [0.5, 0.6, 0.1, 0.1], "se": [0.0, 0.0, 0.0, 0.0]})
+    verdict = comparison.private_mean_verdict(table)
+    assert verdict is not None and "the best, pdp_op" in verdict     # the groups are not a regression that beats it

@@ -99,6 +99,10 @@ def add_compare(sub) -> None:
                           "(default 200)")
     cmp.add_argument("--seed", type=int_at_least("--seed", 0), default=0,
                      help="names the split, the sampling masks and the Monte Carlo releases (default 0)")
+    cmp.add_argument("--group", metavar="COL", default=None,
+                     help="a binary feature (every value 0 or 1 once mapped by the bounds) that is public: adds the "
+                          "private means per group of it (pdp_lib.group_means), whose guarantee does not cover that "
+                          "column; needs --intercept")
     cmp.add_argument("--out", metavar="DIR", required=True,
                      help="folder for comparison.csv, comparison.md and comparison.png (created if missing)")
 
@@ -215,6 +219,7 @@ def compare(args) -> int:
 
     with refusing("compare"):
         bounds = _bounds(args)
+        group = _group_column(args, bounds)
         with tqdm(unit=" rows", desc="compare", file=sys.stderr) as bar:
             sums = comparison.compare_sums(args.data, bounds, args.label, args.epsilon,
                                            test_fraction=args.test_fraction, seed=args.seed, masks=args.masks,
@@ -222,6 +227,14 @@ def compare(args) -> int:
                                            progress=bar.update, ignore=args.ignore, delta=args.delta)
         _warn_percentages(args, sums)
         table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
+        if group is not None:
+            import pandas as pd
+
+            try:
+                extra = comparison.group_rows(sums, group, args.lams or DEFAULT_GRID)
+            except ValueError as exc:
+                raise ValueError(f"--group {args.group!r}: {exc}") from None
+            table = pd.concat([table, extra], ignore_index=True)
         out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
         # every output says its units and that it is not private (comparison.NOTE)
         table.assign(units="squared scaled label ([-1, 1]); not private: reads the test rows").to_csv(
@@ -245,7 +258,25 @@ def compare(args) -> int:
     verdict = comparison.private_mean_verdict(table)
     if verdict is not None:
         print(verdict)
+    if group is not None:
+        print(f"The rows {' and '.join(m for m in comparison.PUBLIC_COLUMN if m in set(table['method']))} take "
+              f"{args.group!r} to be public: their guarantee covers the label and the other features, not that "
+              f"column.")
     return 0
+
+
+def _group_column(args, bounds):
+    """The index of ``--group``'s feature in the bounds, or ``None``; refused before any row is read when it is not
+    a feature or ``--intercept`` is missing."""
+    if args.group is None:
+        return None
+    if args.group not in bounds.features:
+        raise ValueError(f"--group {args.group!r} is not a feature of the bounds; use one of "
+                         f"{', '.join(bounds.features)}")
+    if not args.intercept:
+        raise ValueError("--group needs --intercept: the private means per group are read off a model with the "
+                         "intercept")
+    return bounds.features.index(args.group)
 
 
 def _cluster_sums(args, bounds):

@@ -43,7 +43,7 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "test_losses", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "group_rows", "PUBLIC_COLUMN", "test_losses", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
            "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
@@ -87,6 +87,11 @@ CHOSEN = ("auto", "auto_delta")
 PRIVATE_MEANS = ("private_mean", "private_mean_delta")
 """The private constant predictors, against which every private regression is held."""
 
+PUBLIC_COLUMN = ("group_means", "group_means_delta")
+"""The rows ``compare --group COL`` adds: the private means per group of a binary feature taken to be public
+(:func:`group_rows`), whose guarantee does not cover that column; :func:`private_mean_verdict` holds no regression
+against them, nor them against the mean."""
+
 NOT_PRIVATE = ("non_private", "mean", "midpoint")
 """The rows of :data:`METHODS` that release no private model (the midpoint spends nothing and fits nothing)."""
 
@@ -102,7 +107,7 @@ def private_mean_verdict(table) -> str | None:
     """
     lines = []
     delta_models = tuple(m for m in DELTA_METHODS if m not in PRIVATE_MEANS + CHOSEN)
-    pure = ~table["method"].isin(PRIVATE_MEANS + NOT_PRIVATE + DELTA_METHODS + CHOSEN)
+    pure = ~table["method"].isin(PRIVATE_MEANS + NOT_PRIVATE + DELTA_METHODS + CHOSEN + PUBLIC_COLUMN)
     for mean, models, guarantee in (("private_mean", table[pure], "pure DP"),
                                     ("private_mean_delta", table[table["method"].isin(delta_models)],
                                      "(epsilon_i, delta)-DP")):
@@ -459,6 +464,16 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, n
         spread = private_mean.noise_variance(level_sum, gaussian=gaussian) if noise else 0.0
         loss += test_rows * (m * m + spread) - 2.0 * m * test_label_sum
     return float(max(loss / test.rows, 0.0))
+
+
+def group_rows(sums: CompareSums, column: int, lams) -> pd.DataFrame:
+    """The rows of ``compare --group``: ``group_means`` (and ``group_means_delta`` when the sums hold ``delta``) at
+    each of ``lams``, the exact expected loss of :func:`group_mean_loss` (the same on every row, no ``lambda``),
+    in :func:`expected_losses`'s columns."""
+    rows = [(float(lam), name, group_mean_loss(sums, column, gaussian=gaussian), 0.0)
+            for lam in lams for name, gaussian in (("group_means", False), ("group_means_delta", True))
+            if not gaussian or sums.gaussian is not None]
+    return pd.DataFrame(rows, columns=["lam", "method", "loss", "se"])
 
 
 def test_losses(sums: CompareSums, thetas) -> np.ndarray:

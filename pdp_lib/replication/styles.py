@@ -42,6 +42,8 @@ METHOD_TITLES = {
     "adassp": "AdaSSP (δ, Monte Carlo)",
     "gd": "noisy GD (δ, Monte Carlo)",
     "private_mean_delta": "private mean (δ)",
+    "group_means": "private means per group (public column)",
+    "group_means_delta": "private means per group (public column, δ)",
     # the release mechanism="auto" chooses (chapter "Which mechanism, which λ"): a row repeated, in tables only
     "auto": "automatic choice (SSP or private mean)",
     "auto_delta": "automatic choice (δ)",
