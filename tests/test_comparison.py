@@ -309,12 +309,23 @@ def test_compare_adds_the_private_means_per_group_of_a_public_column(tmp_path, c
         rows = table[table["method"] == method]
         assert len(rows) == 2 and np.allclose(rows["loss"], loss / test.sum(), rtol=1e-9) and (rows["se"] == 0).all()
     assert "private means per group (public column)" in (out / "comparison.md").read_text()
-    # refused in one line, before any row is read, with nothing written
+    # refused in one line with nothing written: a name that is not a feature before any row is read, a column that
+    # is not binary once the sums are read, before the Monte Carlo
     never = tmp_path / "never"
     for extra, message in ((["--group", "f9"], "--group 'f9' is not a feature of the bounds; use one of f0, f1, f2"),
                            (["--group", "f0"], "--group 'f0': column = 0: a training row's value is strictly between"),):
         assert cli.main(args[:-1] + [str(never)] + extra) == 2
         assert message in capsys.readouterr().err and not never.exists()
+    raw.assign(f1=1.0).to_csv(tmp_path / "one.csv", index=False)      # one group: the other has no training row
+    assert cli.main([a if a != str(tmp_path / "d.csv") else str(tmp_path / "one.csv") for a in args]
+                    + ["--group", "f1"]) == 0
+    capsys.readouterr()
+    one = pd.read_csv(out / "comparison.csv")
+    test_one = _coins(raw.assign(f1=1.0), 0) < 0.2
+    w, yy = raw["eps"][~test_one].to_numpy(), raw["y"].to_numpy()
+    m = w @ yy[~test_one] / w.sum()
+    expected = np.mean((yy[test_one] - m) ** 2) + 8.0 / w.sum() ** 2
+    assert np.allclose(one[one["method"] == "group_means"]["loss"], expected, rtol=1e-9)
     no_intercept = [a for a in args if a != "--intercept"]
     assert cli.main(no_intercept[:-1] + [str(never), "--group", "f1"]) == 2
     assert "--group needs --intercept" in capsys.readouterr().err and not never.exists()
@@ -325,3 +336,21 @@ def test_the_verdict_holds_no_regression_against_the_groups_nor_them_against_the
                           "loss": [0.5, 0.6, 0.1, 0.1], "se": [0.0, 0.0, 0.0, 0.0]})
     verdict = comparison.private_mean_verdict(table)
     assert verdict is not None and "the best, pdp_op" in verdict     # the groups are not a regression that beats it
+
+
+def test_the_group_rows_without_delta_and_the_refusals_of_the_loss(tmp_path):
+    raw = _table(400, seed=5)
+    raw["f2"] = (raw["f2"] > 0.5).astype(float)
+    raw.to_csv(tmp_path / "d.csv", index=False)
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    import dataclasses
+    sums = comparison.compare_sums(tmp_path / "d.csv", dataclasses.replace(bounds, intercept=True), "y", "eps",
+                                   masks=2)
+    rows = comparison.group_rows(sums, 2, [0.1, 1.0])
+    assert list(rows["method"]) == ["group_means", "group_means"]      # no delta: no Gaussian row
+    with pytest.raises(TypeError, match="column must be an integer"):
+        comparison.group_mean_loss(sums, 0.5)
+    with pytest.raises(TypeError, match="column must be an integer"):
+        comparison.group_mean_loss(sums, True)
+    with pytest.raises(ValueError, match=r"column = 3 is outside the allowed range \[0, 2\]"):
+        comparison.group_mean_loss(sums, 3)

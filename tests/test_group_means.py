@@ -156,6 +156,12 @@ def test_a_row_moves_its_own_group_only(sampler, delta):
         assert a[0] != b[0]
 
 
+def test_a_binary_feature_read_as_floats_is_the_same_column():
+    g, _, y, eps = _rows(60, 8)
+    assert list(group_means(g.astype(float), y, eps, 3, sampler="float")[1]) == list(
+        group_means(g, y, eps, 3, sampler="float")[1])
+
+
 def test_a_boolean_column_is_a_binary_one():
     g, _, y, eps = _rows(60, 6)
     values, means = group_means(g.astype(bool), y, eps, 3, sampler="float")
@@ -165,7 +171,9 @@ def test_a_boolean_column_is_a_binary_one():
 
 @pytest.mark.parametrize("args, error, match", [
     (dict(groups=[0, 1, 1]), ValueError, "groups has shape"),
-    (dict(groups=[0.0, 1.0]), TypeError, "groups must hold integers or booleans"),
+    (dict(groups=[0.0, 0.5]), ValueError, r"groups\[1\] = 0.5 is not a whole number"),
+    (dict(groups=[0.0, float("nan")]), ValueError, r"groups\[1\] = nan is not a whole number"),
+    (dict(groups=["a", "b"]), TypeError, "groups must hold whole numbers or booleans"),
     (dict(y=[0.5, 1.5]), ValueError, r"y\[1\] = 1.5 is outside the allowed range \[-1, 1\]"),
     (dict(epsilons=[1.0, -1.0]), ValueError, r"^epsilons"),
     (dict(delta=1.0), ValueError, r"^delta"),

@@ -27,16 +27,37 @@ def _problem(n=300, d=4, seed=0):
 
 
 @pytest.mark.parametrize("steps", [1, 5, 20])
-def test_every_point_spends_its_level_over_the_steps(steps):
-    X, y, eps = _problem()
-    d, lam = X.shape[1], 0.5
+def test_every_point_spends_at_most_its_level_over_the_steps(steps):
+    # independent truth: the largest move of one point's gradient term by brute force over the domain's corners
+    # (the intercept fixed at 1), the labels' ends and iterates on the ball's sphere, against the bound the rate uses
+    d, lam = 3, 0.5
     radius = norm_bound(lam, d)
-    eta = pure_gd_rate(eps.sum(), d, steps, radius)
+    corners = [np.array([a, b, 1.0]) for a in (0.0, 1.0) for b in (0.0, 1.0)]
+    rng = np.random.default_rng(steps)
+    thetas = rng.standard_normal((400, d))
+    thetas = radius * thetas / np.linalg.norm(thetas, axis=1, keepdims=True)
+    worst = max(float(np.linalg.norm((x @ th - y) * x - (x2 @ th - y2) * x2))
+                for th in thetas for x in corners for x2 in corners for y in (-1.0, 1.0) for y2 in (-1.0, 1.0))
     G = gd_sensitivity(radius, d)
-    # a step moves point i's data gradient by at most w_i G: its loss eta w_i G, summed over the steps
-    spent = steps * eta * (eps / eps.sum()) * G
+    assert worst <= G
+    X, y, eps = _problem(d=d)
+    eta = pure_gd_rate(eps.sum(), d, steps, radius)
+    spent = steps * eta * (eps / eps.sum()) * worst            # each step's loss at the largest move found
     assert np.all(spent <= eps * (1 + 1e-12))
-    assert np.allclose(spent, eps, rtol=1e-12)                # and no less: the levels are spent
+
+
+def test_bad_settings_are_refused_by_name():
+    for args, error, match in (((1.0, 3, 1, -1.0), ValueError, r"radius = -1.0 is outside the allowed range"),
+                               ((1.0, 3, 2.5, 1.0), TypeError, "steps must be an integer"),
+                               ((1.0, 3, 0, 1.0), ValueError, r"steps = 0 is outside the allowed range"),
+                               ((1.0, 3, 10**6, 1.0), ValueError, "under pure DP the noise grows like the steps"),
+                               ((0.0, 3, 1, 1.0), ValueError, r"total = 0.0 is outside the allowed range")):
+        with pytest.raises(error, match=match):
+            pure_gd_rate(*args)
+    with pytest.raises(ValueError, match=r"draws = 0 is outside the allowed range"):
+        pure_gd_draws(np.eye(3), np.ones(3), 1.0, 0.5, 0, 0)
+    with pytest.raises(ValueError, match=r"A has shape \(2, 2\) and b \(3,\)"):
+        pure_gd_draws(np.eye(2), np.ones(3), 1.0, 0.5, 0, 1)
 
 
 def test_without_noise_the_iterates_are_projected_gradient_descent():

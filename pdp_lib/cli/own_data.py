@@ -226,14 +226,16 @@ def compare(args) -> int:
                                            clip=args.clip, chunk_rows=args.chunk_rows or tables.CHUNK_ROWS,
                                            progress=bar.update, ignore=args.ignore, delta=args.delta)
         _warn_percentages(args, sums)
-        table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
-        if group is not None:
-            import pandas as pd
-
+        extra = None
+        if group is not None:             # before the Monte Carlo: a column that is not binary is refused now
             try:
                 extra = comparison.group_rows(sums, group, args.lams or DEFAULT_GRID)
             except ValueError as exc:
                 raise ValueError(f"--group {args.group!r}: {exc}") from None
+        table = comparison.expected_losses(sums, args.lams or DEFAULT_GRID, draws=args.draws, seed=args.seed)
+        if extra is not None:
+            import pandas as pd
+
             table = pd.concat([table, extra], ignore_index=True)
         out.mkdir(parents=True, exist_ok=True)          # only once every row has been read and checked
         # every output says its units and that it is not private (comparison.NOTE)

@@ -192,6 +192,8 @@ def gd_loss_parts(sums, lam: float) -> dict:
     loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``), of the weighted ridge they
     tend to, its intercept penalized like every coefficient (``ridge_free``), and of the same ridge with its
     intercept, the last coefficient, left unpenalized (``ridge_free_open``)."""
+    if not sums.intercept:
+        raise ValueError("gd_loss_parts needs the sums of a model with the intercept, its last coefficient")
     A, b = sums.weighted.gram / sums.eps_total, sums.weighted.moment / sums.eps_total
     out = {f"gd_free:{steps}": float(comparison.test_losses(sums, pure_gd_draws(
         sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, None, 1, steps=steps, noise=False))[0])
@@ -433,6 +435,10 @@ def table_interval(table: pd.DataFrame, first: str, second: str, *, draws: int =
     return float(np.exp(sums.sum() / sizes.sum())), float(low), float(high)
 
 
+_GROUP_KINDS = (("pure", "group", "private_mean"), ("approximate", "group_delta", "private_mean_delta"))
+"""Each guarantee's groups column and the private mean they are held against."""
+
+
 def group_ratios(cells, chosen: dict) -> pd.DataFrame:
     """For each table of ``cells`` and each of its binary features, were it public: the private means per group
     (:class:`Cell`'s ``group:j`` and ``group_delta:j``) against the private mean of the same guarantee, exact, and
@@ -443,7 +449,7 @@ def group_ratios(cells, chosen: dict) -> pd.DataFrame:
     :func:`log_se_bound`), with the rule's losses read once for every table and feature.  One row per (table,
     feature, guarantee): ``table``, ``column``, ``feature``, ``guarantee``, ``vs_mean`` (below 1: the groups beat
     the private mean), ``vs_rule``, ``low`` and ``high`` (below 1: they beat the rule)."""
-    kinds = (("pure", "group", "private_mean"), ("approximate", "group_delta", "private_mean_delta"))
+    kinds = _GROUP_KINDS
     rules = procedure_table(cells, tuple(chosen[g] for g, _, _ in kinds))
     rows = []
     for table in dict.fromkeys(c.table for c in cells):
@@ -474,7 +480,7 @@ def group_cells(cells, chosen: dict) -> pd.DataFrame:
     ``chosen[guarantee]`` releases the private mean in that cell (``rule_mean``).
 
     Columns ``table``, ``profile``, ``split``, ``column``, ``guarantee``, ``ratio``, ``free``, ``rule_mean``."""
-    kinds = (("pure", "group", "private_mean"), ("approximate", "group_delta", "private_mean_delta"))
+    kinds = _GROUP_KINDS
     rules = procedure_table(cells, tuple(chosen[g] for g, _, _ in kinds)).set_index(
         ["table", "profile", "split", "guarantee"]).release
     rows = []
@@ -500,4 +506,8 @@ def choose_steps(cells) -> int:
     mean = table[table.procedure == "private_mean"].set_index(key).loss
     scores = {steps: geometric_mean((part.set_index(key).loss / mean).to_numpy())
               for steps in GD_STEPS for part in [table[table.procedure == f"gd_pure:{steps}"]]}
+    missing = [steps for steps, score in scores.items() if not np.isfinite(score)]
+    if missing:
+        raise ValueError(f"steps = {missing}: a loss is missing on some cells; every cell needs gd_pure at its "
+                         f"pruned lambda")
     return min(GD_STEPS, key=lambda steps: (scores[steps], steps))

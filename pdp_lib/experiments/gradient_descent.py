@@ -30,8 +30,8 @@ import math
 import numpy as np
 
 from ..gaussian_curves import tolerated_gaussian_mus
-from ..mechanisms.noisy_gd import STEPS, check_gd_settings, gd_sensitivity
-from ..validation import check_fraction, check_positive, check_problem
+from ..mechanisms.noisy_gd import MAX_STEPS, STEPS, check_gd_settings, gd_sensitivity
+from ..validation import check_count, check_fraction, check_positive, check_problem, check_rng
 
 __all__ = ["gd_draws", "PERSONALIZATIONS", "pure_gd_rate", "pure_gd_draws"]
 
@@ -75,13 +75,24 @@ def pure_gd_rate(total: float, d: int, steps: int, radius: float) -> float:
 
     Re-weighted as PDP-OP (:math:`w_i = \varepsilon_i/S`, :math:`S = \sum_j \varepsilon_j`) and unclipped: on the
     ball of radius ``radius`` and the domain, replacing point ``i`` moves a step's data gradient by at most
-    :math:`w_i G` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`: ``G`` per unit of weight), so a step whose noise has density
-    :math:`\propto e^{-\eta\|z\|}` costs it at most :math:`\eta w_i G = \varepsilon_i/T`, and ``steps`` = ``T``
+    :math:`w_i G` (:func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`: ``G`` per unit of weight), so a step whose
+    noise has density :math:`\propto e^{-\eta\|z\|}` costs it at most :math:`\eta w_i G = \varepsilon_i/T`, and ``steps`` = ``T``
     steps, composed (the sum of pure losses, adaptive or not), cost :math:`\varepsilon_i`.  The projection, the
     ridge term and the step are post-processing.  Neighbouring tables replace a row's features and label and keep
     its level, public as everywhere in the library, so the weights and ``S`` are the same in both."""
-    check_positive(total, "total")
+    total = check_positive(total, "total")
+    d = check_count(d, "d")
+    steps = _check_pure_steps(steps)
+    radius = check_positive(radius, "radius")
     return float(total) / (steps * gd_sensitivity(radius, d))
+
+
+def _check_pure_steps(steps) -> int:
+    steps = check_count(steps, "steps")
+    if steps > MAX_STEPS:
+        raise ValueError(f"steps = {steps} is outside the allowed range [1, {MAX_STEPS}]: under pure DP the noise "
+                         f"grows like the steps")
+    return steps
 
 
 def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int = STEPS, radius=None,
@@ -91,14 +102,21 @@ def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int
     ``sum_i eps_i``, vectorized: the final iterates, shape ``(draws, d)``.  The same steps, ball and defaults as
     :func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` (from 0, step ``1/(d + lam)``, radius ``B(lam)``), with ℓ2-Laplace
     noise instead of Gaussian.  Floating point, exact only over the reals: an experiment, not a release (the
-    benchmark of the book's chapter *Which mechanism, which λ*).  ``noise=False``: the same steps without noise
-    (``gen`` unused), the iterate the noise perturbs."""
+    benchmark of the book's chapter *Which mechanism, which λ*).  ``gen``: None, an int seed or a Generator.
+    ``noise=False``: the same steps without noise (``gen`` unused), the iterate the noise perturbs."""
     from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
 
-    A, b = np.asarray(A, dtype=float) / total, np.asarray(b, dtype=float) / total
+    total = check_positive(total, "total")
+    draws = check_count(draws, "draws")
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+    if b.ndim != 1 or A.shape != (b.size, b.size):
+        raise ValueError(f"A has shape {A.shape} and b {b.shape}: A must be (d, d) and b (d,)")
+    A, b = A / total, b / total
     d = b.size
+    steps = _check_pure_steps(steps)
     steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
     eta = pure_gd_rate(total, d, steps, radius)
+    gen = check_rng(gen) if noise else None
     theta = np.zeros((draws, d))
     for _ in range(steps):
         grad = theta @ A - b + (sample_l2_laplace_unchecked(eta, d, draws, gen) if noise else 0.0)

@@ -100,7 +100,8 @@ def private_mean_verdict(table) -> str | None:
     """Lines saying, for each guarantee, when no private regression clearly beats its private mean; else ``None``.
 
     ``table`` is :func:`expected_losses`'s.  Pure-DP regressions (every row but :data:`PRIVATE_MEANS`,
-    :data:`NOT_PRIVATE`, :data:`DELTA_METHODS` and :data:`CHOSEN`) are held against ``private_mean``, the ``(epsilon_i, delta)`` ones
+    :data:`NOT_PRIVATE`, :data:`DELTA_METHODS`, :data:`CHOSEN` and :data:`PUBLIC_COLUMN`) are held against
+    ``private_mean``, the ``(epsilon_i, delta)`` ones
     (:data:`DELTA_METHODS` but the mean) against ``private_mean_delta``: each against the mean of its own guarantee.
     A regression clearly beats the mean when its loss plus two of its Monte Carlo standard errors is below the
     mean's (exact) loss; a line is written when none does, naming the best regression and the mean.
@@ -437,13 +438,16 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, n
     group with no training row predicts 0, the label range's midpoint, and spends nothing.  ``gaussian=True``: the
     weights :math:`\mu^*(\varepsilon_i, \delta)` and Gaussian noise (``sums`` computed with ``delta``).
     ``noise=False``: without the noises' variances, the loss of the groups' weighted mean labels themselves.
+    The zeros' sums are the whole's minus the ones': a group whose level sum is within the sums' rounding of 0
+    (levels far apart, :math:`4(n + 1)2^{-52}S`) is refused rather than computed from noise.
 
     A column with a value strictly between 0 and 1 on a training or test row is refused: its sum of squares is then
     below its sum (:math:`x^2 < x`), while the sums of 0s and 1s are integers, exact in doubles.
     """
     if not sums.intercept:
         raise ValueError("group_mean_loss needs the sums of a model with the intercept (bounds with intercept=true)")
-    if not 0 <= column < sums.d - 1:
+    column = check_count(column, "column", minimum=0)
+    if not column < sums.d - 1:
         raise ValueError(f"column = {column} is outside the allowed range [0, {sums.d - 2}] (a feature, not the "
                          f"intercept)")
     if gaussian and sums.gaussian is None:
@@ -456,10 +460,14 @@ def group_mean_loss(sums: CompareSums, column: int, *, gaussian: bool = False, n
     test, rows = sums.test, sums.plain.gram[column, -1]
     ones = (part.gram[column, -1], part.moment[column], test.gram[column, -1], test.moment[column], rows)
     zeros = (total - ones[0], part.ysum - ones[1], test.rows - ones[2], test.ysum - ones[3], sums.plain.rows - rows)
+    slack = 4.0 * (sums.plain.rows + 1) * 2.0**-52 * total     # the sums' rounding, bounded on the safe side
     loss = test.yy
     for level_sum, label_sum, test_rows, test_label_sum, train_rows in (ones, zeros):
         if train_rows == 0:
             continue                                   # predicts 0: adds nothing to the sum of squares
+        if level_sum <= slack:
+            raise ValueError(f"column = {column}: a group's level sum ({level_sum:.3g}) is within the sums' rounding "
+                             f"({slack:.3g}) of 0; its loss cannot be computed from them")
         m = label_sum / level_sum
         spread = private_mean.noise_variance(level_sum, gaussian=gaussian) if noise else 0.0
         loss += test_rows * (m * m + spread) - 2.0 * m * test_label_sum

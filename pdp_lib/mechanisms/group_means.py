@@ -43,7 +43,8 @@ def group_means(groups, y, epsilons, rng=None, *, delta=None, sampler="exact") -
     Parameters
     ----------
     groups : array-like of shape (n,)
-        The public column: integers (a binary feature's 0 and 1, or codes) or booleans.
+        The public column: whole numbers, as integers or floats (a binary feature's 0 and 1, or codes), or
+        booleans; any other value is refused.
     y : array-like of shape (n,)
         The labels, in ``[-1, 1]``.
     epsilons : array-like of shape (n,)
@@ -68,8 +69,14 @@ def group_means(groups, y, epsilons, rng=None, *, delta=None, sampler="exact") -
     groups = np.asarray(groups)
     if groups.shape != y.shape:
         raise ValueError(f"groups has shape {groups.shape}; it must have the labels' shape {y.shape}")
-    if not (np.issubdtype(groups.dtype, np.integer) or groups.dtype == np.bool_):
-        raise TypeError(f"groups must hold integers or booleans (a public column's codes), got dtype {groups.dtype}")
+    if np.issubdtype(groups.dtype, np.floating):         # a binary feature read as floats: whole numbers only
+        bad = np.flatnonzero(~np.isfinite(groups) | (groups != np.round(groups)))
+        if bad.size:
+            raise ValueError(f"groups[{bad[0]}] = {float(groups[bad[0]])!r} is not a whole number; a public "
+                             f"column's codes are whole numbers (a binary feature's 0 and 1)")
+    elif not (np.issubdtype(groups.dtype, np.integer) or groups.dtype == np.bool_):
+        raise TypeError(f"groups must hold whole numbers or booleans (a public column's codes), got dtype "
+                        f"{groups.dtype}")
     sampler = check_sampler(sampler)
     if sampler == "exact":
         if rng is not None and not isinstance(rng, RandomBits):
