@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..gaussian_curves import tolerated_gaussian_mus
-from ..mechanisms.noisy_gd import MAX_STEPS, STEPS, check_gd_settings, gd_sensitivity
+from ..mechanisms.noisy_gd import MAX_STEPS, STEPS, check_gd_settings, gd_sensitivity, project_rows
 from ..validation import check_count, check_fraction, check_positive, check_problem, check_rng
 
 __all__ = ["gd_draws", "PERSONALIZATIONS", "pure_gd_rate", "pure_gd_draws"]
@@ -64,8 +64,7 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
             scale = np.minimum(1.0, norms / np.maximum(np.abs(residual) * row_norms, 1e-300))
             grad = (residual * scale * weights) @ X + sigma * gen.standard_normal(theta.shape)
             theta = theta - step_size * (grad + lam * theta)
-            size = np.linalg.norm(theta, axis=1, keepdims=True)
-            theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)
+            theta = project_rows(theta, radius)
         out.append(theta)
     return np.vstack(out)
 
@@ -121,6 +120,5 @@ def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int
     for _ in range(steps):
         grad = theta @ A - b + (sample_l2_laplace_unchecked(eta, d, draws, gen) if noise else 0.0)
         theta = theta - step_size * (grad + lam * theta)
-        size = np.linalg.norm(theta, axis=1, keepdims=True)
-        theta = np.where(size > radius, theta * (radius / np.maximum(size, radius)), theta)
+        theta = project_rows(theta, radius)
     return theta

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..validation import check_dimension, check_rng
 
-__all__ = ["RandomBits", "check_rate", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
+__all__ = ["RandomBits", "random_bits", "check_rate", "check_exact_dimension", "bernoulli_exp", "discrete_laplace", "proposal_scale", "sample_lattice_l2",
            "MAX_EXACT_DIMENSION", "expm1_bounds", "bernoulli_expm1_ratio"]
 
 MAX_EXACT_DIMENSION = 32
@@ -118,6 +118,17 @@ class RandomBits:
             if v < m:
                 return v
 
+
+
+def random_bits(rng) -> "RandomBits":
+    """The exact samplers' source from ``rng``: ``rng`` itself when it is :class:`RandomBits`, else
+    ``RandomBits(rng)`` for ``None`` (the operating system's cryptographic source), an int seed or a Generator,
+    checked as :func:`pdp_lib.validation.check_rng` checks them."""
+    if isinstance(rng, RandomBits):
+        return rng
+    if rng is not None:
+        check_rng(rng)
+    return RandomBits(rng)
 
 def _bernoulli_exp_unit(num: int, den: int, bits: RandomBits) -> bool:
     """Bernoulli(exp(-num/den)) for ``0 <= num <= den`` (Canonne, Kamath & Steinke, Algorithm 1)."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_epsilons, check_labels, check_rng
-from .exact_sampling import RandomBits
+from .exact_sampling import random_bits
 from .lattice import check_sampler
 from .private_mean import private_mean
 
@@ -78,12 +78,7 @@ def group_means(groups, y, epsilons, rng=None, *, delta=None, sampler="exact") -
         raise TypeError(f"groups must hold whole numbers or booleans (a public column's codes), got dtype "
                         f"{groups.dtype}")
     sampler = check_sampler(sampler)
-    if sampler == "exact":
-        if rng is not None and not isinstance(rng, RandomBits):
-            check_rng(rng)
-        source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    else:
-        source = check_rng(rng)
+    source = random_bits(rng) if sampler == "exact" else check_rng(rng)   # one stream for every group
     values = np.unique(groups)
     means = np.array([private_mean(y[groups == v], eps[groups == v], source, delta=delta, sampler=sampler)
                       for v in values])

@@ -64,7 +64,7 @@ from .lattice import (STEP_SLACK, check_floating_point, check_release_levels, ch
                       weighted_sums)
 
 __all__ = ["GDCalibration", "gd_sensitivity", "gd_calibration", "noisy_gd", "noisy_gd_draws", "check_radius", "STEPS",
-           "MAX_STEPS", "run_lattice"]
+           "MAX_STEPS", "run_lattice", "project_rows"]
 
 STEPS = 20
 """The default number of steps ``T``."""
@@ -132,6 +132,14 @@ def gd_calibration(total: float, mu_min: float, d: int, delta: float, steps: int
     a = G / M_lo + (2 * (alpha * R + beta) + gamma * sqrt_d) / mu_min_q
     sigma = double_above(sqrt_up(a * a * steps))
     return GDCalibration(delta=delta, steps=steps, radius=radius, step_size=step_size, sigma=sigma, step_exponent=g)
+
+
+def project_rows(theta: np.ndarray, radius: float) -> np.ndarray:
+    """Each row of ``theta`` projected on the ball of radius ``radius`` (rows inside it unchanged): the projection of
+    the vectorized runs of gradient descent (:func:`noisy_gd_draws`,
+    :mod:`pdp_lib.experiments.gradient_descent`)."""
+    norms = np.linalg.norm(theta, axis=1, keepdims=True)
+    return np.where(norms > radius, theta * (radius / np.maximum(norms, radius)), theta)
 
 
 def _project(theta: np.ndarray, radius: float) -> np.ndarray:
@@ -253,6 +261,5 @@ def noisy_gd_draws(A, b, lam: float, cal: GDCalibration, gen, draws: int) -> np.
     for _ in range(cal.steps):
         grad = theta @ A - b + cal.sigma * gen.standard_normal(theta.shape)
         theta = theta - cal.step_size * (grad + lam * theta)
-        norms = np.linalg.norm(theta, axis=1, keepdims=True)
-        theta = np.where(norms > cal.radius, theta * (cal.radius / np.maximum(norms, cal.radius)), theta)
+        theta = project_rows(theta, cal.radius)
     return theta

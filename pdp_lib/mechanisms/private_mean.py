@@ -38,7 +38,7 @@ import numpy as np
 
 from ..validation import check_epsilons, check_fraction, check_labels, check_rng
 from .exact_rounding import sample_rounded_gaussian, sample_rounded_l2
-from .exact_sampling import RandomBits
+from .exact_sampling import RandomBits, random_bits
 from .lattice import (STEP_SLACK, check_release_levels, check_sampler, check_sums_rounds, double_above,
                       grid_step_exponent, power_of_two_at_most, sums_rounding_bound)
 
@@ -155,9 +155,7 @@ def mean_from_sums(label_sum: float, total: float, weight_min: float, n: int, ro
         noise = gen.normal(scale=scale) if gaussian else gen.laplace(scale=scale)
         return float(label_sum) / float(total) + noise, MeanCalibration(scale=scale)
     bound = check_sums_rounds(rounds, n)
-    if rng is not None and not isinstance(rng, RandomBits):
-        check_rng(rng)
-    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    bits = random_bits(rng)
     cal = sums_mean_calibration(total, weight_min, bound)
     return _draw_on_grid(Fraction(float(label_sum)) / Fraction(float(total)), cal, bits, gaussian), cal
 
@@ -199,9 +197,7 @@ def private_mean(y, epsilons, rng=None, *, delta=None, sampler="exact") -> float
         scale = mean_calibration(weights, exact=False).scale
         noise = gen.laplace(scale=scale) if delta is None else gen.normal(scale=scale)
         return float(w @ y + noise)
-    if rng is not None and not isinstance(rng, RandomBits):
-        check_rng(rng)
-    bits = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    bits = random_bits(rng)
     mean = _weighted_label_sum(weights, y) / _exact_sum(weights)                        # exactly
     return _draw_on_grid(mean, mean_calibration(weights), bits, delta is not None)
 
