@@ -389,44 +389,60 @@ def pruned_lambda(grid, epsilons, d: int, validation_fraction=0.5, B=None) -> fl
 
 
 def _self_consistent_candidates(eps, lams, d, k_max, validation_fraction, B) -> np.ndarray:
-    """The ``alpha = 1`` candidates of :func:`tuning_plan`: pruned at the sums of their own parts."""
-    noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams])
-    best = np.sort(lams)[-1:]
-    for k, smallest in enumerate(_smallest_part_sums(eps, k_max, validation_fraction), start=1):
-        kept = np.sort(lams[noise / smallest**2 <= 1.0])
-        if kept.size >= k:
-            best = kept[-k:]
-    return best
+    """The ``alpha = 1`` candidates of :func:`tuning_plan`: pruned at the sums of their own parts.
 
-
-def _smallest_part_sums(eps, k_max: int, validation_fraction) -> list:
-    """For ``k = 1 .. k_max``: the smallest sum of the levels of the ``k`` candidate parts of :func:`public_parts`.
-
-    They read the levels and the plan only, not ``d``, the grid or the bound, so the last few are kept, keyed on a
-    digest of the levels' bits (the rules of a sweep over ``d`` or the data ask for the same ones again).
+    The plan takes the largest count ``k`` of parts whose grid, pruned at the smallest of the ``k`` parts' sums, keeps
+    at least ``k`` values, and those values' ``k`` largest; the counts are tried from ``k_max`` down, so the parts of
+    the counts below the one it takes are never dealt (at large ``n`` it is often ``k_max``, the first tried).
     """
-    key = (hashlib.blake2b(eps.tobytes(), digest_size=16).digest(), eps.size, k_max, validation_fraction)
+    noise = np.array([d * (d + 1) * noise_scale(lam, d, B) ** 2 for lam in lams])
+    smallest = _smallest_part_sums(eps, k_max, validation_fraction)
+    for k in range(k_max, 0, -1):
+        kept = np.sort(lams[noise / smallest(k) ** 2 <= 1.0])
+        if kept.size >= k:
+            return kept[-k:]
+    return np.sort(lams)[-1:]
+
+
+def _smallest_part_sums(eps, k_max: int, validation_fraction):
+    """``smallest(k)`` for ``k = 1 .. k_max``: the smallest sum of the levels of the ``k`` candidate parts of
+    :func:`public_parts`, dealt when first asked for.
+
+    They read the levels and the plan only, not ``d``, the grid or the bound, so the last few levels' sums are kept,
+    keyed on a digest of the levels' bits (the rules of a sweep over ``d`` or the data ask for the same ones again).
+    """
+    key = (hashlib.blake2b(eps.tobytes(), digest_size=16).digest(), eps.size, validation_fraction)
     if key not in _PART_SUMS:
         order = np.argsort(eps, kind="stable")    # public_parts's order, for every k
-        _PART_SUMS[key] = [min(_part_sums(eps, _deal_labels(order, k, validation_fraction), k))
-                           for k in range(1, k_max + 1)]
+        # the ranks dealt to validation do not depend on k (k_max <= the points left to the candidates)
+        rest = order if validation_fraction is None else order[~_to_validation(eps.size, k_max,
+                                                                              validation_fraction)]
+        _PART_SUMS[key] = {"order": order, "rest": rest, "sums": {}}
         while len(_PART_SUMS) > 8:
             _PART_SUMS.pop(next(iter(_PART_SUMS)))
-    return _PART_SUMS[key]
+    entry = _PART_SUMS[key]
+
+    def smallest(k: int) -> float:
+        if k not in entry["sums"]:
+            labels = _deal_labels(entry["order"], entry["rest"], k, validation_fraction)
+            entry["sums"][k] = min(_part_sums(eps, labels, k))
+        return entry["sums"][k]
+
+    return smallest
 
 
 _PART_SUMS: dict = {}
 
 
-def _deal_labels(order, k: int, v) -> np.ndarray:
-    """Each point's candidate part under :func:`_deal` (``-1``: the validation part), as an ``int16`` array."""
+def _deal_labels(order, rest, k: int, v) -> np.ndarray:
+    """Each point's candidate part under :func:`_deal` (``-1``: the validation part), as an ``int16`` array;
+    ``rest``: the points of ``order`` left to the candidates when ``v`` is given."""
     n = order.size
     labels = np.full(n, -1, dtype=np.int16)
     if v is None:
         rank = np.arange(n) % (k + 1)
         labels[order] = np.where(rank < k, rank, -1)
         return labels
-    rest = order[~_to_validation(n, k, v)]
     labels[rest] = np.arange(rest.size) % k
     return labels
 

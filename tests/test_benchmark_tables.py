@@ -62,6 +62,15 @@ def test_every_table_is_read_into_the_domain_by_its_public_bounds(name):
     assert n >= (442 if name == "diabetes" else 500)
 
 
+def test_a_table_is_read_once_and_cannot_be_changed_by_a_reader():
+    first, again = bt.load_table("medical"), bt.load_table("medical")
+    assert first is again
+    with pytest.raises(ValueError, match="read-only"):
+        first.X[0, 0] = 0.5
+    with pytest.raises(ValueError, match="read-only"):
+        first.y[0] = 0.0
+
+
 def test_an_unknown_table_is_refused_naming_the_allowed_ones():
     with pytest.raises(ValueError, match=r"table = 'iris' is not a benchmark table; use one of 401k, "):
         bt.load_table("iris")

@@ -134,3 +134,46 @@ def test_at_a_small_budget_the_check_can_lose_to_both_of_its_candidates():
         return float(np.mean(np.einsum("ri,ij,rj->r", thetas, A, thetas) - 2 * thetas @ b + yy))
 
     assert loss(checked) > 1.2 * max(loss(plain), loss(only))
+
+
+def _eigh_centred(A_hat, b_hat, lam):
+    """The centred ridge written out from the eigendecomposition, negative eigenvalues set to 0."""
+    values, vectors = np.linalg.eigh(A_hat)
+    A_plus = vectors @ np.diag(np.maximum(values, 0)) @ vectors.T
+    m = np.clip(b_hat[-1], -1, 1)
+    rhs = b_hat.copy()
+    rhs[-1] += lam * m
+    return np.linalg.solve(A_plus + lam * np.eye(len(b_hat)), rhs)
+
+
+def test_a_stack_mixing_definite_and_indefinite_matrices_gives_each_the_ridge_of_its_clipped_matrix():
+    gen = np.random.default_rng(6)
+    d = 5
+    X, y = _problem(400, d - 1, 0.6, 0.4, gen)
+    A, b = _stats(X, y)
+    law = cs.NoiseLaw("l2-laplace", 200.0, 200.0)
+    gram_noise, moment_noise = law.draw(400, d, gen)
+    stack, b_hat = symmetric_stack(A, gram_noise), b + moment_noise
+    definite = np.linalg.eigvalsh(stack)[:, 0] > 0
+    assert 0.1 < definite.mean() < 0.9          # both paths of the solve are taken in one call
+    thetas, _ = cs.centred_solutions(stack.reshape(20, 20, d, d), b_hat.reshape(20, 20, d), [0.02, 0.5])
+    for k, lam in enumerate([0.02, 0.5]):
+        flat = thetas[k].reshape(-1, d)
+        for r in range(0, 400, 7):
+            want = _eigh_centred(stack[r], b_hat[r], lam)
+            assert np.allclose(flat[r], want, rtol=1e-9, atol=1e-12)
+
+
+def test_the_definiteness_flag_is_the_sign_of_the_smallest_eigenvalue_with_or_without_numpys_kernel(monkeypatch):
+    gen = np.random.default_rng(7)
+    Z = gen.normal(size=(3_000, 4, 4))
+    stack = Z @ Z.transpose(0, 2, 1) / 4 - gen.uniform(0, 0.15, (3_000, 1, 1)) * np.eye(4)
+    smallest = np.linalg.eigvalsh(stack)[:, 0]
+    clear = np.abs(smallest) > 1e-8                 # away from 0, where rounding cannot decide
+    assert clear.mean() > 0.99 and 0.2 < (smallest > 0).mean() < 0.8
+    flags = cs._positive_definite(stack)
+    assert np.array_equal(flags[clear], smallest[clear] > 0)
+    singular = np.array([[[1.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]])   # eigenvalue exactly 0
+    assert not cs._positive_definite(singular).any()
+    monkeypatch.delattr(np.linalg._umath_linalg, "cholesky_lo")
+    assert np.array_equal(cs._positive_definite(stack)[clear], smallest[clear] > 0)

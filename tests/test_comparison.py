@@ -354,3 +354,20 @@ def test_the_group_rows_without_delta_and_the_refusals_of_the_loss(tmp_path):
         comparison.group_mean_loss(sums, True)
     with pytest.raises(ValueError, match=r"column = 3 is outside the allowed range \[0, 2\]"):
         comparison.group_mean_loss(sums, 3)
+
+
+def test_the_masks_ridges_at_once_are_each_masks_own_ridge_bit_for_bit(tmp_path):
+    # the Jorgensen rows solve every mask's ridge in one batch: each must be the one-at-a-time answer, to the bit
+    _table(1200, seed=5).to_csv(tmp_path / "d.csv", index=False)
+    bounds = public_bounds.domain_bounds(tmp_path / "d.csv", "y", "eps")
+    sums = comparison.compare_sums(tmp_path / "d.csv", bounds, "y", "eps", seed=6, masks=6)
+    for kind, parts in sums.masks.items():
+        parts = [part for part in parts if part.rows]
+        assert len(parts) == 6
+        for lam in (1e-3, 0.1, 7.0):
+            many = comparison._ridges(parts, lam)
+            for part, row in zip(parts, many):
+                one = comparison._ridge(part, part.rows, lam)
+                assert np.array_equal(row, one)
+                A = part.gram / part.rows + lam * np.eye(D)        # and it is the ridge
+                assert np.allclose(A @ row, part.moment / part.rows, rtol=0, atol=1e-13)

@@ -225,3 +225,21 @@ def test_the_batched_noisy_solutions_are_the_single_solve_of_each_release():
         for j in range(k):
             expected = solve_statistics(A + symmetric_from_upper(gram_noise[j], d), b + moment_noise[j], lam)
             np.testing.assert_allclose(thetas[j], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_the_symmetric_matrices_are_their_upper_triangles_mirrored():
+    from pdp_lib.mechanisms.ssp import symmetric_from_upper
+
+    gen = np.random.default_rng(12)
+    for d in range(1, 7):
+        upper = gen.normal(size=(3, 2, d * (d + 1) // 2))
+        stack = symmetric_from_upper(upper, d)
+        assert stack.shape == (3, 2, d, d)
+        for index in np.ndindex(3, 2):
+            want, k = np.zeros((d, d)), 0
+            for i in range(d):                          # row by row, written out
+                for j in range(i, d):
+                    want[i, j] = want[j, i] = upper[index][k]
+                    k += 1
+            assert np.array_equal(stack[index], want)
+        assert np.array_equal(symmetric_from_upper(upper[0, 0], d), stack[0, 0])

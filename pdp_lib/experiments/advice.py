@@ -117,7 +117,8 @@ class Cell:
 def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: float = DELTA):
     """The comparison's sums (:func:`pdp_lib.io.comparison.compare_sums`) of one (table, profile, split): its levels
     drawn in random row order, its columns in the domain, a fifth of the rows for test; ``delta`` for the releases
-    under (epsilon_i, delta)."""
+    under (epsilon_i, delta).  The table goes to ``compare`` as a Parquet file: the same numbers as a CSV file's
+    (each float is read back exactly either way), written several times faster."""
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
@@ -127,8 +128,8 @@ def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: f
     bounds = Bounds(features=tuple(names), lower=np.zeros(d), upper=np.ones(d), label_lower=-1.0, label_upper=1.0,
                     source="the domain", intercept=True)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "table.csv"
-        frame.to_csv(path, index=False)
+        path = Path(folder) / "table.parquet"
+        frame.to_parquet(path, index=False)
         return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=delta)
 
 

@@ -24,6 +24,7 @@ set.  A test recomputes that rule too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import tomllib
 from dataclasses import dataclass
@@ -161,7 +162,15 @@ def _min_max_bounds(frame: pd.DataFrame, label: str, features: tuple, source: st
 
 
 def load_table(name: str) -> BenchmarkTable:
-    """The benchmark table ``name`` (:func:`table_names`), mapped into the domain with its public bounds."""
+    """The benchmark table ``name`` (:func:`table_names`), mapped into the domain with its public bounds.
+
+    Read once per process: every call with ``name`` returns the same table, its arrays read-only (the benchmark
+    reads each table once per profile and split)."""
+    return _load_table(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_table(name: str) -> BenchmarkTable:
     if name in BOOK_TABLES:
         frame, label, features, about = _book_frame(name)
         bounds = _min_max_bounds(frame, label, features, f"{name}: each column's minimum and maximum")
@@ -181,4 +190,6 @@ def load_table(name: str) -> BenchmarkTable:
     values = np.column_stack([frame[list(features)].to_numpy(dtype=float), frame[label].to_numpy(dtype=float),
                               np.ones(len(frame))])                     # a placeholder level, checked and dropped
     X, y, _, _ = check_values(values, columns, name, 1, bounds, False)
+    X.flags.writeable = False
+    y.flags.writeable = False
     return BenchmarkTable(name=name, label=label, features=features, X=X, y=y, bounds=bounds, about=about)

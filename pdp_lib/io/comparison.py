@@ -345,6 +345,21 @@ def _ridge(part: _Part, weight_total: float, lam: float) -> np.ndarray:
     return np.linalg.solve(c.T, np.linalg.solve(c, part.moment / weight_total))
 
 
+def _ridges(parts: list, lam: float) -> np.ndarray:
+    """:func:`_ridge` of each part, with its count of rows as its weights' total, at once: each matrix is factored
+    and solved by the same LAPACK routines on the same numbers as :func:`_ridge`'s, so each row is its answer bit
+    for bit (``tests/test_comparison.py``)."""
+    if not parts:
+        return np.empty((0, 0))
+    totals = np.array([float(part.rows) for part in parts])
+    A = np.array([part.gram for part in parts]) / totals[:, None, None]
+    diagonal = np.arange(A.shape[1])
+    A[:, diagonal, diagonal] += lam
+    c = np.linalg.cholesky(A)
+    z = np.linalg.solve(c, (np.array([part.moment for part in parts]) / totals[:, None])[..., None])
+    return np.linalg.solve(c.transpose(0, 2, 1), z)[..., 0]
+
+
 def _test_loss(test: _Part, theta: np.ndarray, eta: float) -> float:
     """Exact expected unregularized test loss of ``theta + Z``, ``Z ~ exp(-eta ||z||)`` (``eta = inf``: none)."""
     N = test.rows
@@ -635,9 +650,10 @@ def expected_losses(sums: CompareSums, lams, *, draws: int = 200, seed: int = 0,
             kept = _ridge(sums.kept, sums.kept.rows, lam)
             rows.append((lam, "threshold_public", _test_loss(sums.test, kept, sums.kept.rows * sums.threshold / c), 0.0))
             for kind, t in sums.jorgensen_t.items():
-                values = np.array([_test_loss(sums.test, _ridge(part, part.rows, lam), part.rows * t / c)
-                                   if part.rows else _test_loss(sums.test, np.zeros(d), np.inf)
-                                   for part in sums.masks[kind]])
+                parts = sums.masks[kind]
+                thetas = iter(_ridges([part for part in parts if part.rows], lam))
+                values = np.array([_test_loss(sums.test, next(thetas), part.rows * t / c)
+                                   if part.rows else _test_loss(sums.test, np.zeros(d), np.inf) for part in parts])
                 rows.append((lam, f"jorgensen_{kind}", float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))))
             rows.append((lam, "private_mean", private_mean_loss(sums), 0.0))        # Laplace(2 / S) noise
             rows.append((lam, "non_private", _test_loss(sums.test, plain, np.inf), 0.0))

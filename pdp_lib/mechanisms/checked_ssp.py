@@ -95,17 +95,54 @@ class NoiseLaw:
                 sample_l2_laplace_unchecked(self.moment, d, size, gen))
 
 
-def _centred(values, vectors, b_hat, lams) -> tuple:
-    """The centred ridges at each ``lam`` from the eigen-decomposition of the released Gram matrices."""
-    m = np.clip(b_hat[..., -1], -1.0, 1.0)
-    clipped = np.maximum(values, 0.0)
-    out = []
-    for lam in lams:
-        rhs = b_hat.copy()
-        rhs[..., -1] += lam * m
-        proj = np.einsum("...ji,...j->...i", vectors, rhs)
-        out.append(np.einsum("...ij,...j->...i", vectors, proj / (clipped + lam)))
-    return out, m
+def _positive_definite(A) -> np.ndarray:
+    """Whether each matrix of the stack ``A`` (shape ``(k, d, d)``, symmetric) is numerically positive definite: its
+    Cholesky factorization (LAPACK's ``potrf``) succeeds, every pivot positive.
+
+    NumPy's public ``cholesky`` raises for a whole stack when one matrix fails; its batched kernel marks the failing
+    matrices with NaN instead when the invalid-value error is ignored, which is what is read here.  Without that
+    kernel (another NumPy) the smallest eigenvalue's sign is read (``eigvalsh``), the same answer but for matrices
+    whose smallest eigenvalue is within rounding of 0.  ``tests/test_checked_ssp.py`` holds the two to each other.
+    """
+    kernel = getattr(getattr(np.linalg, "_umath_linalg", None), "cholesky_lo", None)
+    if kernel is None:
+        return np.linalg.eigvalsh(A)[:, 0] > 0.0
+    with np.errstate(invalid="ignore"):
+        factors = kernel(A, signature="d->d")
+    return ~np.isnan(factors[:, -1, -1])
+
+
+def _centred(A, b_hat, lams) -> tuple:
+    r"""The centred ridges :math:`(\hat A_+ + \lambda I)^{-1}(\hat b + \lambda\hat m e_d)` at each ``lam``, and
+    :math:`\hat m`, for stacks ``A`` of shape ``(..., d, d)`` and ``b_hat`` of shape ``(..., d)``.
+
+    Where :math:`\hat A` is positive definite, :math:`\hat A_+ = \hat A` and a linear solve of
+    :math:`\hat A + \lambda I` gives the ridge (about ten times cheaper than an eigendecomposition); the other
+    matrices are decomposed (``eigh``) and their negative eigenvalues set to 0.
+    """
+    d = b_hat.shape[-1]
+    shape = b_hat.shape[:-1]
+    A, b_hat = A.reshape(-1, d, d), b_hat.reshape(-1, d)
+    m = np.clip(b_hat[:, -1], -1.0, 1.0)
+    definite = _positive_definite(A)
+    out = [np.empty_like(b_hat) for _ in lams]
+    if definite.any():
+        A_pd, b_pd, m_pd = A[definite], b_hat[definite], m[definite]
+        for theta, lam in zip(out, lams):
+            rhs = b_pd.copy()
+            rhs[:, -1] += lam * m_pd
+            theta[definite] = np.linalg.solve(A_pd + lam * np.eye(d), rhs[..., None])[..., 0]
+    if not definite.all():
+        other = ~definite
+        values, vectors = np.linalg.eigh(A[other])
+        clipped = np.maximum(values, 0.0)
+        b_o, m_o = b_hat[other], m[other]
+        for theta, lam in zip(out, lams):
+            rhs = b_o.copy()
+            rhs[:, -1] += lam * m_o
+            proj = np.einsum("kji,kj->ki", vectors, rhs)
+            theta[other] = np.einsum("kij,kj->ki", vectors, proj / (clipped + lam))
+    return [theta.reshape(*shape, d) for theta in out], m.reshape(shape)
 
 
 def centred_solutions(A_hat, b_hat, lams) -> tuple:
@@ -116,8 +153,7 @@ def centred_solutions(A_hat, b_hat, lams) -> tuple:
     Returns ``(list of arrays of shape (..., d), m of shape (...))``.
     """
     A_hat, b_hat = np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float)
-    values, vectors = np.linalg.eigh(A_hat)
-    return _centred(values, vectors, b_hat, [check_positive(lam, "lam") for lam in lams])
+    return _centred(A_hat, b_hat, [check_positive(lam, "lam") for lam in lams])
 
 
 def _loss_hat(theta, A, b):
@@ -133,14 +169,18 @@ def estimated_gains(A_hat, b_hat, lams, law: NoiseLaw, gen: np.random.Generator,
     r"""For each of ``lams``: the estimated gain :math:`\hat G` of the centred ridge over the intercept-only model,
     minus its optimism estimated by the parametric bootstrap (module docstring); shape ``(...)``, a stack of releases
     at once.  Reads the release and the public ``law`` only."""
+    return _checked(A_hat, b_hat, lams, law, gen, replicates)[2]
+
+
+def _checked(A_hat, b_hat, lams, law, gen, replicates) -> tuple:
+    """``(the centred ridges, m, the corrected gains)``, each of shape ``(...)`` (:func:`estimated_gains`)."""
     A_hat, b_hat = np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float)
     replicates = check_count(replicates, "replicates")
     lams = [check_positive(lam, "lam") for lam in lams]
     d = b_hat.shape[-1]
     shape = b_hat.shape[:-1]
     A_flat, b_flat = A_hat.reshape(-1, d, d), b_hat.reshape(-1, d)
-    values, vectors = np.linalg.eigh(A_flat)
-    thetas, m = _centred(values, vectors, b_flat, lams)
+    thetas, m = _centred(A_flat, b_flat, lams)
     gains = [_raw_gains(theta, m, A_flat, b_flat) for theta in thetas]
     chunk = max(1, _CHUNK // (replicates * d * d))
     optimism = [np.empty(len(b_flat)) for _ in lams]
@@ -150,13 +190,13 @@ def estimated_gains(A_hat, b_hat, lams, law: NoiseLaw, gen: np.random.Generator,
         gram_noise, moment_noise = law.draw(size * replicates, d, gen)
         A1 = A0[:, None] + symmetric_from_upper(gram_noise.reshape(size, replicates, -1), d)
         b1 = b0[:, None] + moment_noise.reshape(size, replicates, d)
-        v1, u1 = np.linalg.eigh(A1)
-        refits, m1 = _centred(v1, u1, b1, lams)
+        refits, m1 = _centred(A1, b1, lams)
         for k, theta in enumerate(refits):
             seen = _raw_gains(theta, m1, A1, b1)
             true = _raw_gains(theta, m1, A0[:, None], b0[:, None])
             optimism[k][start:start + size] = (seen - true).mean(axis=1)
-    return [(g - o).reshape(shape) for g, o in zip(gains, optimism)]
+    return ([theta.reshape(*shape, d) for theta in thetas], m.reshape(shape),
+            [(g - o).reshape(shape) for g, o in zip(gains, optimism)])
 
 
 def checked_solutions(A_hat, b_hat, lams, law: NoiseLaw, gen: np.random.Generator,
@@ -164,9 +204,8 @@ def checked_solutions(A_hat, b_hat, lams, law: NoiseLaw, gen: np.random.Generato
     """The released models at each of ``lams``: the centred ridge where its corrected gain is positive, else the
     intercept-only model.  ``(list of arrays of shape (..., d), list of the corrected gains, of shape (...): the
     regression was kept where its gain is positive)``."""
-    A_hat, b_hat = np.asarray(A_hat, dtype=float), np.asarray(b_hat, dtype=float)
-    thetas, m = centred_solutions(A_hat, b_hat, lams)
-    gains = estimated_gains(A_hat, b_hat, lams, law, gen, replicates)
+    b_hat = np.asarray(b_hat, dtype=float)
+    thetas, m, gains = _checked(A_hat, b_hat, lams, law, gen, replicates)
     only = np.zeros_like(b_hat)
     only[..., -1] = m
     return [np.where((g > 0.0)[..., None], t, only) for t, g in zip(thetas, gains)], gains

@@ -54,6 +54,7 @@ to the published (non-personalized) form at equal levels.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -161,12 +162,19 @@ def public_ridge(eta_gram: float, d: int, failure: float = FAILURE) -> float:
 
 def symmetric_from_upper(upper: np.ndarray, d: int) -> np.ndarray:
     """The symmetric matrices whose upper triangles (row by row) are the last axis of ``upper``: shape ``(d, d)`` for
-    one, ``(..., d, d)`` for a stack."""
+    one, ``(..., d, d)`` for a stack (each entry read from its place in the triangle, one gather for the stack)."""
     upper = np.asarray(upper, dtype=float)
+    return np.take(upper, _triangle_places(d), axis=-1).reshape(upper.shape[:-1] + (d, d))
+
+
+@functools.lru_cache(maxsize=64)
+def _triangle_places(d: int) -> np.ndarray:
+    """Entry ``(i, j)`` of a ``d x d`` matrix, row by row: its place in the upper triangle, read row by row."""
     rows, cols = np.triu_indices(d)
-    out = np.zeros(upper.shape[:-1] + (d, d))
-    out[..., rows, cols] = upper
-    return out + np.swapaxes(np.triu(out, 1), -1, -2)
+    places = np.empty((d, d), dtype=np.intp)
+    places[rows, cols] = places[cols, rows] = np.arange(rows.size)
+    places.flags.writeable = False
+    return places.ravel()
 
 
 def float_statistics(upper, b, cal, gen) -> tuple:
