@@ -159,3 +159,97 @@ def test_the_noise_free_parts_are_the_ridges_written_out_from_the_rows():
         theta = theta * min(1.0, radius / np.linalg.norm(theta))
         if steps in advice.GD_STEPS:
             assert parts[f"gd_free:{steps}"] == pytest.approx(loss(theta), rel=1e-9)
+    # the variants: the intercept unpenalized, from 0 and from the weighted mean label (no noise in either)
+    for name, start in (("gd_open_free", np.zeros(X.shape[1])), ("gd_centred_free", np.r_[np.zeros(X.shape[1] - 1),
+                                                                                          w @ yt])):
+        theta = start * min(1.0, radius / np.linalg.norm(start)) if start.any() else start
+        for steps in range(1, max(advice.GD_STEPS) + 1):
+            theta = theta - tau * (A @ theta - b + open_penalty @ theta)
+            theta = theta * min(1.0, radius / np.linalg.norm(theta))
+            if steps in advice.GD_STEPS:
+                assert parts[f"{name}:{steps}"] == pytest.approx(loss(theta), rel=1e-9)
+
+
+def test_the_intercept_can_be_left_unpenalized_and_the_descent_started_anywhere_in_the_ball():
+    X, y, eps = _problem(seed=7)
+    d, lam, steps, radius = X.shape[1], 0.4, 5, 0.6
+    A, b, S = (X * eps[:, None]).T @ X, (X * eps[:, None]).T @ y, eps.sum()
+    start = np.array([0.1, -0.2, 0.3, -0.9])                      # outside the ball: projected first
+    got = pure_gd_draws(A, b, S, lam, None, 2, steps=steps, radius=radius, noise=False, open_intercept=True,
+                        start=start)
+    w, tau, penalty = eps / S, 1.0 / (d + lam), np.r_[np.full(d - 1, lam), 0.0]
+    theta = start * radius / np.linalg.norm(start)
+    for _ in range(steps):
+        theta = theta - tau * (X.T @ (w * (X @ theta - y)) + penalty * theta)
+        theta = theta * min(1.0, radius / np.linalg.norm(theta))
+    assert np.allclose(got, theta, rtol=0, atol=1e-13)
+    rows = np.array([[0.0, 0.0, 0.0, 0.1], [0.0, 0.0, 0.0, -0.2]])   # one start per run
+    each = pure_gd_draws(A, b, S, lam, None, 2, steps=1, radius=radius, noise=False, start=rows)
+    for k in range(2):
+        one = pure_gd_draws(A, b, S, lam, None, 1, steps=1, radius=radius, noise=False, start=rows[k])
+        assert np.array_equal(each[k], one[0])
+    with pytest.raises(ValueError, match=r"start has shape \(3,\)"):
+        pure_gd_draws(A, b, S, lam, None, 2, steps=1, start=np.zeros(3))
+    with pytest.raises(ValueError, match="open_intercept = 1 is not allowed"):
+        pure_gd_draws(A, b, S, lam, None, 2, steps=1, open_intercept=1)
+
+
+def test_the_centred_descent_spends_a_share_on_the_mean_and_the_rest_on_its_steps():
+    # written out from the same stream: the mean's Laplace noise at scale 2 / (share S) first, then the steps' noise
+    # at the rate of (1 - share) S, with the intercept unpenalized, from the clipped released mean
+    from pdp_lib.mechanisms.output_perturbation import sample_l2_laplace_unchecked
+
+    sums = advice.cell_sums("affairs", "paper", 0, masks=4)
+    lam, steps, share, draws, seed = 1.0, 3, 0.25, 40, 9
+    got = advice.centred_gd_losses(sums, lam, steps, share, draws, seed)
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(advice.PURE_GD_STREAM, steps, 2, 25)))
+    S, d = sums.eps_total, sums.d
+    A, b = sums.weighted.gram / S, sums.weighted.moment / S
+    mean = np.clip(sums.weighted.ysum / S + gen.laplace(0.0, 2.0 / (share * S), draws), -1, 1)
+    radius, tau = norm_bound(lam, d), 1.0 / (d + lam)
+    eta = pure_gd_rate((1 - share) * S, d, steps, radius)
+    theta = np.zeros((draws, d))
+    theta[:, -1] = mean
+    theta *= np.minimum(1.0, radius / np.linalg.norm(theta, axis=1))[:, None]
+    penalty = np.r_[np.full(d - 1, lam), 0.0]
+    for _ in range(steps):
+        theta = theta - tau * (theta @ A - b + sample_l2_laplace_unchecked(eta, d, draws, gen) + penalty * theta)
+        theta *= np.minimum(1.0, radius / np.linalg.norm(theta, axis=1))[:, None]
+    test = sums.test
+    want = (np.einsum("ri,ij,rj->r", theta, test.gram, theta) - 2 * theta @ test.moment + test.yy) / test.rows
+    assert np.allclose(got, want, rtol=1e-9)
+    with pytest.raises(ValueError, match="share"):
+        advice.centred_gd_losses(sums, lam, steps, 1.0, draws, seed)
+
+
+def test_the_centred_choice_and_the_ball_by_brute_force():
+    from pdp_lib.io import benchmark_tables as bt
+
+    cells = [advice.cell_losses(name, profile, 0, draws=20, masks=4)
+             for name in ("meap01", "affairs") for profile in ("paper", "tenfold")]
+    scores = {}
+    for share in advice.GD_SHARES:
+        for steps in advice.GD_STEPS:
+            name = f"{advice.GD_CENTRED}:{share}:{steps}"
+            logs = [math.log(c.losses.loc[advice.pruned_lambda(advice.DEFAULT_GRID, c.levels, c.d), name]
+                             / c.losses["private_mean"].iloc[0]) for c in cells]
+            scores[name] = sum(logs) / len(logs)
+    best = min(scores.values())
+    assert advice.choose_centred(cells) == next(n for n in scores if scores[n] == best)
+    ball = advice.ball_cells(cells, "gd_pure_centred:0.5:2")
+    wide = advice.widened_cells(cells, "gd_pure_centred:0.5:2", draws=20)
+    for cell, row, wrow in zip(cells, ball.itertuples(), wide.itertuples()):
+        table = bt.load_table(cell.table)
+        lam = advice.pruned_lambda(advice.DEFAULT_GRID, cell.levels, cell.d)
+        sums = advice.cell_sums(cell.table, cell.profile, 0, masks=4)
+        assert cell.mean_label == pytest.approx(sums.weighted.ysum / sums.eps_total, rel=1e-12)
+        assert -1 <= cell.mean_label <= 1 and table.y.min() <= cell.mean_label <= table.y.max()
+        assert row.inside == (abs(cell.mean_label) <= norm_bound(lam, cell.d)) == wrow.inside
+        pm = cell.losses["private_mean"].iloc[0]
+        assert row.ratio == pytest.approx(cell.losses.loc[lam, "gd_pure_centred:0.5:2"] / pm, rel=1e-12)
+        widened = advice.centred_gd_losses(sums, lam, 2, 0.5, 20, 0, radius=norm_bound(lam, cell.d) + 1)
+        assert wrow.ratio == pytest.approx(widened.mean() / pm, rel=1e-9)
+    with pytest.raises(ValueError, match="not a gradient descent"):
+        advice.ball_cells(cells, "private_mean")
+    with pytest.raises(ValueError, match="not a centred descent"):
+        advice.widened_cells(cells, "gd_pure:2")

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounds import norm_bound
 from ..io import comparison
 from ..io.benchmark_tables import load_table
 from ..io.public_bounds import Bounds
@@ -32,13 +33,15 @@ from ..mechanisms import automatic
 from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..profiles import ProfileSpec, privacy_profile
 from ..tuning import pruned_lambda
+from ..validation import check_fraction
 from .gradient_descent import pure_gd_draws
 
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
            "geometric_mean", "choose_on_development", "PRIVATE", "table_interval", "FIRST_ROUND",
            "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
-           "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "choose_steps",
+           "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "GD_PURE", "GD_OPEN", "GD_CENTRED", "GD_SHARES",
+           "centred_gd_losses", "choose_steps", "choose_centred", "ball_cells", "widened_cells",
            "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
@@ -62,6 +65,15 @@ PURE = ("midpoint", "private_mean", "pdp_op_pruned", "pdp_op_sharp_pruned", "non
 PDP-OP with ``B(lambda)`` and with ``B*(lambda)`` at the pruned rule's ``lambda`` (the chapter *Choosing λ*),
 standard DP at the smallest level at the pruned rule's ``lambda`` for those levels (the published non-personalized
 method), and SSP and objective perturbation at the pruned rule's ``lambda``."""
+
+GD_PURE, GD_OPEN, GD_CENTRED = "gd_pure", "gd_pure_open", "gd_pure_centred"
+"""Noisy gradient descent under pure DP: its intercept penalized like every coefficient (the library's steps), the
+same with the intercept unpenalized (:func:`pdp_lib.experiments.gradient_descent.pure_gd_draws`), and that variant
+started at a private mean (:func:`centred_gd_losses`)."""
+
+GD_SHARES = (0.25, 0.5, 0.75)
+"""The shares of each level that :data:`GD_CENTRED` spends on the private mean it starts from (``gd_pure_centred:s:T``
+for a share ``s``), among which the development tables choose with the steps."""
 
 GD_STEPS = (1, 2, 5, 10, 20)
 """The steps ``T`` of noisy gradient descent under pure DP (``gd_pure:T``) among which the development tables
@@ -100,9 +112,14 @@ class Cell:
         releases' losses without their noise (the same split and weights), for :func:`group_cells`.
         ``gd_pure:T`` for each ``T`` of :data:`GD_STEPS`: noisy gradient descent under pure DP with ``T`` steps
         (:func:`pure_gd_losses`), a Monte Carlo mean at the pruned rule's ``lambda`` only
-        (``nan`` elsewhere); not among the oracle's releases, which it would change.  At the same ``lambda``, the
-        noise-free parts of its loss (:func:`gd_loss_parts`): ``gd_free:T``, ``ridge_free`` and
-        ``ridge_free_open``.
+        (``nan`` elsewhere); not among the oracle's releases, which it would change; ``gd_pure_open:T``, the same
+        with the intercept unpenalized, and ``gd_pure_centred:s:T`` for each share ``s`` of :data:`GD_SHARES`, that
+        variant started at a private mean (:func:`centred_gd_losses`).  At the same ``lambda``, the noise-free parts
+        of their losses (:func:`gd_loss_parts`): ``gd_free:T``, ``gd_open_free:T``, ``gd_centred_free:T``,
+        ``ridge_free`` and ``ridge_free_open``.
+    mean_label : float
+        The training rows' weighted mean label :math:`\\sum_i \\varepsilon_i y_i / S`: not public, read only to
+        explain where a release loses (:func:`ball_cells`), as the losses read the test rows.
     """
 
     table: str
@@ -112,6 +129,7 @@ class Cell:
     d: int
     levels: np.ndarray
     losses: pd.DataFrame
+    mean_label: float = float("nan")
 
 
 def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: float = DELTA):
@@ -145,7 +163,10 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
     free |= {f"{mean}_free": comparison.private_mean_loss(sums, gaussian=mean.endswith("delta"), noise=False)
              for mean in comparison.PRIVATE_MEANS}
     lam_gd = pruned_lambda(DEFAULT_GRID, levels, int(sums.d))
-    pure_gd = {steps: pure_gd_losses(sums, lam_gd, steps, draws, split) for steps in GD_STEPS}
+    pure_gd = {f"{kind}:{steps}": pure_gd_losses(sums, lam_gd, steps, draws, split, open_intercept=kind == GD_OPEN)
+               for kind in (GD_PURE, GD_OPEN) for steps in GD_STEPS}
+    pure_gd |= {f"{GD_CENTRED}:{share}:{steps}": centred_gd_losses(sums, lam_gd, steps, share, draws, split)
+                for share in GD_SHARES for steps in GD_STEPS}
     gd_parts = gd_loss_parts(sums, lam_gd)
     ridges = sorted({automatic.ssp_ridge(total, smallest, int(sums.d), c, DEFAULT_GRID) for c in C_GRID})
     checked = comparison.checked_losses(sums, ridges, draws, split)
@@ -165,40 +186,69 @@ def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, mas
         extra[name], extra[name + "_se"] = np.full(len(frame), loss), np.zeros(len(frame))
     extra |= {name: np.full(len(frame), loss) for name, loss in free.items()}
     at = frame.index == lam_gd                           # pure gradient descent: the pruned rule's lambda only
-    for steps, values in pure_gd.items():
-        extra[f"gd_pure:{steps}"] = np.where(at, float(values.mean()), np.nan)
-        extra[f"gd_pure:{steps}_se"] = np.where(at, float(values.std(ddof=1) / np.sqrt(draws)), np.nan)
+    for name, values in pure_gd.items():
+        extra[name] = np.where(at, float(values.mean()), np.nan)
+        extra[name + "_se"] = np.where(at, float(values.std(ddof=1) / np.sqrt(draws)), np.nan)
     extra |= {name: np.where(at, value, np.nan) for name, value in gd_parts.items()}
     frame = pd.concat([frame, pd.DataFrame(extra, index=frame.index)], axis=1)
     return Cell(table=table, profile=profile, split=split, rows=int(sums.plain.rows), d=int(sums.d), levels=levels,
-                losses=frame)
+                losses=frame, mean_label=float(sums.weighted.ysum / sums.eps_total))
 
 
 PURE_GD_STREAM = 4
 """The spawn key of :func:`pure_gd_losses`'s random streams, beside a cell's split (with the steps)."""
 
 
-def pure_gd_losses(sums, lam: float, steps: int, draws: int, seed: int) -> np.ndarray:
+def pure_gd_losses(sums, lam: float, steps: int, draws: int, seed: int, *, open_intercept: bool = False) -> np.ndarray:
     """The test losses of ``draws`` runs of noisy gradient descent under pure DP with ``steps`` steps at ``lam``
     (:func:`pdp_lib.experiments.gradient_descent.pure_gd_draws`, re-weighted by the levels, unclipped) from the
-    comparison's sums (:func:`cell_sums`), each ``steps`` from a stream of its own.  Floating point: an experiment,
-    not a row of ``compare``."""
-    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PURE_GD_STREAM, steps)))
-    thetas = pure_gd_draws(sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, gen, draws, steps=steps)
+    comparison's sums (:func:`cell_sums`), each ``steps`` from a stream of its own.  ``open_intercept``: the
+    intercept left unpenalized (the variant ``gd_pure_open``), from streams of its own.  Floating point: an
+    experiment, not a row of ``compare``."""
+    key = (PURE_GD_STREAM, steps, 1) if open_intercept else (PURE_GD_STREAM, steps)
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+    thetas = pure_gd_draws(sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, gen, draws, steps=steps,
+                           open_intercept=open_intercept)
+    return comparison.test_losses(sums, thetas)
+
+
+def centred_gd_losses(sums, lam: float, steps: int, share: float, draws: int, seed: int, *,
+                      radius=None) -> np.ndarray:
+    """The test losses of ``draws`` runs of gradient descent under pure DP started at a private mean, from the
+    comparison's sums: a share ``share`` of each level releases the weighted mean label with the private mean's
+    Laplace noise (scale ``2 / (share S)``, :mod:`pdp_lib.mechanisms.private_mean`), clipped to the label range
+    ``[-1, 1]``; the rest, ``(1 - share) epsilon_i``, runs ``steps`` steps with the intercept unpenalized
+    (:func:`pure_gd_losses` with ``open_intercept``) from the intercept-only model at that mean.  Point ``i`` spends
+    ``share epsilon_i + (1 - share) epsilon_i = epsilon_i`` (basic composition); the start is post-processing of the
+    released mean.  The same weights ``epsilon_i / S`` in both parts.  ``radius``: the ball's (None: ``B(lam)``, as
+    every descent here).  Floating point: an experiment."""
+    share = check_fraction(share, "share", closed_low=False, closed_high=False)
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PURE_GD_STREAM, steps, 2, round(100 * share))))
+    total = sums.eps_total
+    released = np.clip(sums.weighted.ysum / total + gen.laplace(0.0, 2.0 / (share * total), draws), -1.0, 1.0)
+    start = np.zeros((draws, int(sums.d)))
+    start[:, -1] = released
+    rest = 1.0 - share
+    thetas = pure_gd_draws(sums.weighted.gram * rest, sums.weighted.moment * rest, total * rest, lam, gen, draws,
+                           steps=steps, open_intercept=True, start=start, radius=radius)
     return comparison.test_losses(sums, thetas)
 
 
 def gd_loss_parts(sums, lam: float) -> dict:
     """Where the loss of gradient descent at ``lam`` comes from, without noise, on the comparison's sums: the test
-    loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``), of the weighted ridge they
-    tend to, its intercept penalized like every coefficient (``ridge_free``), and of the same ridge with its
+    loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``; ``gd_open_free:T`` with the
+    intercept unpenalized; ``gd_centred_free:T`` with it unpenalized and from the weighted mean label without noise),
+    of the weighted ridge they tend to, its intercept penalized like every coefficient (``ridge_free``), and of the same ridge with its
     intercept, the last coefficient, left unpenalized (``ridge_free_open``)."""
     if not sums.intercept:
         raise ValueError("gd_loss_parts needs the sums of a model with the intercept, its last coefficient")
     A, b = sums.weighted.gram / sums.eps_total, sums.weighted.moment / sums.eps_total
-    out = {f"gd_free:{steps}": float(comparison.test_losses(sums, pure_gd_draws(
-        sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, None, 1, steps=steps, noise=False))[0])
-        for steps in GD_STEPS}
+    mean = np.zeros(b.size)
+    mean[-1] = sums.weighted.ysum / sums.eps_total
+    out = {f"{name}:{steps}": float(comparison.test_losses(sums, pure_gd_draws(
+        sums.weighted.gram, sums.weighted.moment, sums.eps_total, lam, None, 1, steps=steps, noise=False,
+        open_intercept=name != "gd_free", start=mean if name == "gd_centred_free" else None))[0])
+        for name in ("gd_free", "gd_open_free", "gd_centred_free") for steps in GD_STEPS}
     penalty = np.full(b.size, lam)
     out["ridge_free"] = float(comparison.test_losses(sums, [np.linalg.solve(A + np.diag(penalty), b)])[0])
     penalty[-1] = 0.0
@@ -246,12 +296,13 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     release at its public ridge when the budget ratio is at least ``tau``, else the private mean under ``delta``),
     and ``"auto_plain:c:tau"`` and ``"auto_delta_plain:tau"``, the same rules with the plain ridge and no check
     (the benchmark's first round, :data:`FIRST_ROUND`), and ``"group:j"`` and ``"group_delta:j"``, the private means
-    per group of binary feature ``j``, were it public (:class:`Cell`).
+    per group of binary feature ``j``, were it public (:class:`Cell`), and ``"gd_pure:T"``, ``"gd_pure_open:T"`` and
+    ``"gd_pure_centred:s:T"``, noisy gradient descent under pure DP at the pruned rule's ``lambda``.
     """
     name, *args = procedure.split(":")
     if name in ("group", "group_delta"):
         return procedure, DEFAULT_GRID[0]                  # the means per group: no lambda
-    if name == "gd_pure":
+    if name in (GD_PURE, GD_OPEN, GD_CENTRED):
         return procedure, pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
     if name in ("auto", "auto_plain"):
         c, tau = map(float, args)
@@ -498,17 +549,70 @@ def group_cells(cells, chosen: dict) -> pd.DataFrame:
                                        "rule_mean"])
 
 
-def choose_steps(cells) -> int:
-    """The steps ``T`` of :data:`GD_STEPS` whose noisy gradient descent under pure DP (``gd_pure:T``, at the pruned
-    rule's ``lambda``) has the least geometric mean over ``cells`` of its expected loss over the private mean's: the
-    development tables' choice when ``cells`` are theirs (ties to the fewer steps)."""
-    table = procedure_table(cells, tuple(f"gd_pure:{steps}" for steps in GD_STEPS) + ("private_mean",))
+def choose_steps(cells, kind: str = "gd_pure") -> int:
+    """The steps ``T`` of :data:`GD_STEPS` whose noisy gradient descent under pure DP (``kind:T``, at the pruned
+    rule's ``lambda``; ``kind`` :data:`GD_PURE` or :data:`GD_OPEN`) has the least geometric mean over ``cells`` of its
+    expected loss over the private mean's: the development tables' choice when ``cells`` are theirs (ties to the
+    fewer steps)."""
+    if kind not in (GD_PURE, GD_OPEN):
+        raise ValueError(f"kind = {kind!r} is not allowed; use {GD_PURE!r} or {GD_OPEN!r}")
+    return int(_least_against_mean(cells, [f"{kind}:{steps}" for steps in GD_STEPS]).split(":")[-1])
+
+
+def choose_centred(cells) -> str:
+    """The setting ``"gd_pure_centred:s:T"`` (a share ``s`` of :data:`GD_SHARES`, steps ``T`` of :data:`GD_STEPS`)
+    with the least geometric mean over ``cells`` of its expected loss over the private mean's: the development
+    tables' choice when ``cells`` are theirs (ties to the fewer steps, then the smaller share)."""
+    return _least_against_mean(cells, [f"{GD_CENTRED}:{share}:{steps}" for steps in GD_STEPS for share in GD_SHARES])
+
+
+def _least_against_mean(cells, names: list) -> str:
+    """The first of ``names`` with the least geometric mean over ``cells`` of its loss over the private mean's."""
+    table = procedure_table(cells, tuple(names) + ("private_mean",))
     key = ["table", "profile", "split"]
     mean = table[table.procedure == "private_mean"].set_index(key).loss
-    scores = {steps: geometric_mean((part.set_index(key).loss / mean).to_numpy())
-              for steps in GD_STEPS for part in [table[table.procedure == f"gd_pure:{steps}"]]}
-    missing = [steps for steps, score in scores.items() if not np.isfinite(score)]
+    scores = {name: geometric_mean((table[table.procedure == name].set_index(key).loss / mean).to_numpy())
+              for name in names}
+    missing = [name for name, score in scores.items() if not np.isfinite(score)]
     if missing:
-        raise ValueError(f"steps = {missing}: a loss is missing on some cells; every cell needs gd_pure at its "
-                         f"pruned lambda")
-    return min(GD_STEPS, key=lambda steps: (scores[steps], steps))
+        raise ValueError(f"{missing[0]}: a loss is missing on some cells; every cell needs it at its pruned lambda")
+    return min(names, key=lambda name: (scores[name], names.index(name)))
+
+
+def ball_cells(cells, procedure: str) -> pd.DataFrame:
+    """Per cell: the ratio of ``procedure``'s loss (a gradient descent of :func:`_choice` at the pruned rule's
+    ``lambda``) to the private mean's, and whether the training rows' weighted mean label lies in the ball the
+    descent is confined to, ``|m| <= B(lambda)`` (:func:`pdp_lib.bounds.norm_bound`): only then is the
+    intercept-only model at that mean a point of the ball.  Columns ``table, profile, split, ratio, radius, mean,
+    inside``."""
+    rows = []
+    for cell in cells:
+        column, lam = _choice(cell, procedure)
+        if not column.startswith(GD_PURE):
+            raise ValueError(f"procedure = {procedure!r} is not a gradient descent under pure DP")
+        radius = norm_bound(lam, cell.d)
+        ratio = cell.losses.loc[lam, column] / cell.losses["private_mean"].iloc[0]
+        rows.append((cell.table, cell.profile, cell.split, float(ratio), radius, cell.mean_label,
+                     abs(cell.mean_label) <= radius))
+    return pd.DataFrame(rows, columns=["table", "profile", "split", "ratio", "radius", "mean", "inside"])
+
+
+def widened_cells(cells, procedure: str, draws: int = DRAWS) -> pd.DataFrame:
+    """Per cell: the ratio to the private mean of the centred descent ``procedure`` (``"gd_pure_centred:s:T"``) run
+    again from the same sums and streams with its ball widened to radius ``B(lambda) + 1``, which holds the
+    intercept-only model at every mean label in ``[-1, 1]``; its noise grows with the radius (the sensitivity of
+    :func:`pdp_lib.mechanisms.noisy_gd.gd_sensitivity`).  Columns ``table, profile, split, ratio, inside``
+    (``inside`` as in :func:`ball_cells`, for the ball ``B(lambda)``)."""
+    parts = procedure.split(":")
+    if len(parts) != 3 or parts[0] != GD_CENTRED:
+        raise ValueError(f"procedure = {procedure!r} is not a centred descent ({GD_CENTRED}:share:steps)")
+    _, share, steps = parts
+    rows = []
+    for cell in cells:
+        sums = cell_sums(cell.table, cell.profile, cell.split, masks=2)
+        lam = pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
+        radius = norm_bound(lam, cell.d)
+        losses = centred_gd_losses(sums, lam, int(steps), float(share), draws, cell.split, radius=radius + 1.0)
+        rows.append((cell.table, cell.profile, cell.split, float(losses.mean() / cell.losses["private_mean"].iloc[0]),
+                     abs(cell.mean_label) <= radius))
+    return pd.DataFrame(rows, columns=["table", "profile", "split", "ratio", "inside"])

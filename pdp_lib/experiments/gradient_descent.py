@@ -95,14 +95,19 @@ def _check_pure_steps(steps) -> int:
 
 
 def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int = STEPS, radius=None,
-                  step_size=None, noise: bool = True) -> np.ndarray:
+                  step_size=None, noise: bool = True, open_intercept: bool = False, start=None) -> np.ndarray:
     """``draws`` runs of noisy gradient descent under pure DP (:func:`pure_gd_rate`) from the statistics weighted by
     the levels, ``A`` = ``sum_i eps_i x_i x_i^T`` and ``b`` = ``sum_i eps_i y_i x_i`` with ``total`` =
     ``sum_i eps_i``, vectorized: the final iterates, shape ``(draws, d)``.  The same steps, ball and defaults as
     :func:`pdp_lib.mechanisms.noisy_gd.noisy_gd` (from 0, step ``1/(d + lam)``, radius ``B(lam)``), with ℓ2-Laplace
     noise instead of Gaussian.  Floating point, exact only over the reals: an experiment, not a release (the
     benchmark of the book's chapter *Which mechanism, which λ*).  ``gen``: None, an int seed or a Generator.
-    ``noise=False``: the same steps without noise (``gen`` unused), the iterate the noise perturbs."""
+    ``noise=False``: the same steps without noise (``gen`` unused), the iterate the noise perturbs.
+    ``open_intercept=True``: the last coefficient, the intercept, is not penalized (the penalty ``lam`` on the others
+    only), so the steps tend to the ridge that does not shrink the intercept towards 0.  The penalty reads no data, so
+    the privacy is the same: each step's data gradient, the only part that reads a row, gets the same noise.
+    ``start``: the first iterate, one row for every run or one row per run, projected onto the ball (it must be
+    public, or released by a mechanism whose cost is counted apart); None: 0."""
     from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
 
     total = check_positive(total, "total")
@@ -116,9 +121,19 @@ def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int
     steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
     eta = pure_gd_rate(total, d, steps, radius)
     gen = check_rng(gen) if noise else None
+    if not isinstance(open_intercept, bool):
+        raise ValueError(f"open_intercept = {open_intercept!r} is not allowed; use True or False")
+    penalty = np.full(d, lam)
+    if open_intercept:
+        penalty[-1] = 0.0
     theta = np.zeros((draws, d))
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape not in ((d,), (draws, d)) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start has shape {start.shape}: it must be finite, of shape ({d},) or ({draws}, {d})")
+        theta = project_rows(theta + start, radius)
     for _ in range(steps):
         grad = theta @ A - b + (sample_l2_laplace_unchecked(eta, d, draws, gen) if noise else 0.0)
-        theta = theta - step_size * (grad + lam * theta)
+        theta = theta - step_size * (grad + penalty * theta)
         theta = project_rows(theta, radius)
     return theta
