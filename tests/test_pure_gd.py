@@ -247,6 +247,7 @@ def test_the_centred_choice_and_the_ball_by_brute_force():
         assert row.inside == (abs(cell.mean_label) <= norm_bound(lam, cell.d)) == wrow.inside
         pm = cell.losses["private_mean"].iloc[0]
         assert row.ratio == pytest.approx(cell.losses.loc[lam, "gd_pure_centred:0.5:2"] / pm, rel=1e-12)
+        assert row.free_ratio == pytest.approx(cell.losses.loc[lam, "gd_centred_free:2"] / pm, rel=1e-12)
         widened = advice.centred_gd_losses(sums, lam, 2, 0.5, 20, 0, radius=norm_bound(lam, cell.d) + 1)
         assert wrow.ratio == pytest.approx(widened.mean() / pm, rel=1e-9)
     with pytest.raises(ValueError, match="not a gradient descent"):

@@ -581,20 +581,24 @@ def _least_against_mean(cells, names: list) -> str:
 
 def ball_cells(cells, procedure: str) -> pd.DataFrame:
     """Per cell: the ratio of ``procedure``'s loss (a gradient descent of :func:`_choice` at the pruned rule's
-    ``lambda``) to the private mean's, and whether the training rows' weighted mean label lies in the ball the
-    descent is confined to, ``|m| <= B(lambda)`` (:func:`pdp_lib.bounds.norm_bound`): only then is the
-    intercept-only model at that mean a point of the ball.  Columns ``table, profile, split, ratio, radius, mean,
-    inside``."""
+    ``lambda``) to the private mean's, the same ratio for its steps without noise (``free_ratio``: the columns
+    ``gd_free:T``, ``gd_open_free:T`` or ``gd_centred_free:T`` of :func:`gd_loss_parts`), and whether the training
+    rows' weighted mean label lies in the ball the descent is confined to, ``|m| <= B(lambda)``
+    (:func:`pdp_lib.bounds.norm_bound`): only then is the intercept-only model at that mean a point of the ball.
+    Columns ``table, profile, split, ratio, free_ratio, radius, mean, inside``."""
+    free_of = {GD_PURE: "gd_free", GD_OPEN: "gd_open_free", GD_CENTRED: "gd_centred_free"}
     rows = []
     for cell in cells:
         column, lam = _choice(cell, procedure)
-        if not column.startswith(GD_PURE):
+        kind = column.split(":")[0]
+        if kind not in free_of:
             raise ValueError(f"procedure = {procedure!r} is not a gradient descent under pure DP")
         radius = norm_bound(lam, cell.d)
-        ratio = cell.losses.loc[lam, column] / cell.losses["private_mean"].iloc[0]
-        rows.append((cell.table, cell.profile, cell.split, float(ratio), radius, cell.mean_label,
-                     abs(cell.mean_label) <= radius))
-    return pd.DataFrame(rows, columns=["table", "profile", "split", "ratio", "radius", "mean", "inside"])
+        mean = cell.losses["private_mean"].iloc[0]
+        free = cell.losses.loc[lam, f"{free_of[kind]}:{column.split(':')[-1]}"]
+        rows.append((cell.table, cell.profile, cell.split, float(cell.losses.loc[lam, column] / mean),
+                     float(free / mean), radius, cell.mean_label, abs(cell.mean_label) <= radius))
+    return pd.DataFrame(rows, columns=["table", "profile", "split", "ratio", "free_ratio", "radius", "mean", "inside"])
 
 
 def widened_cells(cells, procedure: str, draws: int = DRAWS) -> pd.DataFrame:
