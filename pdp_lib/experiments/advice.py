@@ -238,8 +238,8 @@ def gd_loss_parts(sums, lam: float) -> dict:
     """Where the loss of gradient descent at ``lam`` comes from, without noise, on the comparison's sums: the test
     loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``; ``gd_open_free:T`` with the
     intercept unpenalized; ``gd_centred_free:T`` with it unpenalized and from the weighted mean label without noise),
-    of the weighted ridge they tend to, its intercept penalized like every coefficient (``ridge_free``), and of the same ridge with its
-    intercept, the last coefficient, left unpenalized (``ridge_free_open``)."""
+    of the weighted ridge they tend to, its intercept penalized like every coefficient (``ridge_free``), and of the
+    same ridge with its intercept, the last coefficient, left unpenalized (``ridge_free_open``)."""
     if not sums.intercept:
         raise ValueError("gd_loss_parts needs the sums of a model with the intercept, its last coefficient")
     A, b = sums.weighted.gram / sums.eps_total, sums.weighted.moment / sums.eps_total
