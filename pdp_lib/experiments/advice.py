@@ -17,8 +17,10 @@ the evaluation tables report it.  Measured in the book's chapter *Which mechanis
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +36,7 @@ from ..mechanisms.lambda_grid import DEFAULT_GRID
 from ..profiles import ProfileSpec, privacy_profile
 from ..tuning import pruned_lambda
 from ..validation import check_fraction
-from .gradient_descent import pure_gd_draws
+from .gradient_descent import clipped_pure_gd_draws, pure_gd_draws
 
 __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell", "cell_losses", "benchmark_cells",
            "procedure_table", "budget_ratio", "ssp_public_ridge", "C_GRID", "TAU_GRID", "FAMILY", "SIMPLE",
@@ -42,7 +44,8 @@ __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell"
            "per_table_ratio", "log_se_bound", "band", "cell_sums", "checked_ratio",
            "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "GD_PURE", "GD_OPEN", "GD_CENTRED", "GD_SHARES",
            "centred_gd_losses", "choose_steps", "choose_centred", "ball_cells", "widened_cells",
-           "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts"]
+           "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts", "cell_rows", "clipped_gd_losses", "GD_CLIPPED", "CLIPS",
+           "CLIPPED_STEPS", "CLIPPED_DRAWS", "with_clipped", "choose_clipped", "free_ratios"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -78,6 +81,22 @@ for a share ``s``), among which the development tables choose with the steps."""
 GD_STEPS = (1, 2, 5, 10, 20)
 """The steps ``T`` of noisy gradient descent under pure DP (``gd_pure:T``) among which the development tables
 choose: its noise grows like ``T`` (the pure losses add up), against the square root under ``(epsilon_i, delta)``."""
+
+GD_CLIPPED = "gd_pure_clipped"
+"""The centred descent with each row's gradient clipped (:func:`clipped_gd_losses`): ``gd_pure_clipped:s:C:T`` for a
+share ``s``, a clip ``C`` of :data:`CLIPS` and steps ``T`` of :data:`CLIPPED_STEPS` (:func:`with_clipped`)."""
+
+CLIPS = (0.1, 0.3, 1.0)
+"""The clips ``C`` among which the development tables choose: a row's gradient has norm ``|r| ||x||``, with
+``||x|| <= sqrt(d)`` and the residual ``|r|`` at most ``sqrt(d) R + 1``; the unclipped bound ``G`` is far larger."""
+
+CLIPPED_STEPS = (1, 2, 5, 10)
+"""The steps among which the development tables choose the clipped descent's: :data:`GD_STEPS` without 20, since
+each run passes over the rows at every step, and under pure DP the noise grows like the steps."""
+
+CLIPPED_DRAWS = 50
+"""Runs per cell of each clipped setting when the development tables choose one (the chosen setting is then
+evaluated with :data:`DRAWS`): each run passes over the rows at every step."""
 
 APPROXIMATE = ("ssp_gaussian", "adassp", "private_mean_delta", "gd_pruned")
 """The procedures under ``(epsilon_i, delta)``: Gaussian SSP at its public ridge, AdaSSP at its private ridge, the
@@ -132,11 +151,11 @@ class Cell:
     mean_label: float = float("nan")
 
 
-def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: float = DELTA):
-    """The comparison's sums (:func:`pdp_lib.io.comparison.compare_sums`) of one (table, profile, split): its levels
-    drawn in random row order, its columns in the domain, a fifth of the rows for test; ``delta`` for the releases
-    under (epsilon_i, delta).  The table goes to ``compare`` as a Parquet file: the same numbers as a CSV file's
-    (each float is read back exactly either way), written several times faster."""
+@contextmanager
+def _cell_source(table: str, profile: str, split: int):
+    """One (table, profile, split) as ``compare`` reads it: ``(path, bounds)``, the table with its levels drawn in
+    random row order and its columns in the domain, written as a Parquet file (the same numbers as a CSV file's,
+    each float read back exactly either way, written several times faster) that lives while the context does."""
     t = load_table(table)
     d = t.X.shape[1] - 1
     gen = np.random.default_rng(np.random.SeedSequence(split, spawn_key=(sum(map(ord, table)), len(profile))))
@@ -148,7 +167,22 @@ def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta: f
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.parquet"
         frame.to_parquet(path, index=False)
+        yield path, bounds
+
+
+def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta=DELTA):
+    """The comparison's sums (:func:`pdp_lib.io.comparison.compare_sums`) of one (table, profile, split): its levels
+    drawn in random row order, its columns in the domain, a fifth of the rows for test; ``delta`` for the releases
+    under (epsilon_i, delta) (None: none of them)."""
+    with _cell_source(table, profile, split) as (path, bounds):
         return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=delta)
+
+
+def cell_rows(table: str, profile: str, split: int) -> tuple:
+    """The training rows ``(X, y, eps)`` of :func:`cell_sums`'s split (:func:`pdp_lib.io.comparison.training_rows`),
+    the intercept's column last: for the releases that read rows one by one (:func:`clipped_gd_losses`)."""
+    with _cell_source(table, profile, split) as (path, bounds):
+        return comparison.training_rows(path, bounds, "y", "eps", seed=split)
 
 
 def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
@@ -234,6 +268,32 @@ def centred_gd_losses(sums, lam: float, steps: int, share: float, draws: int, se
     return comparison.test_losses(sums, thetas)
 
 
+def clipped_gd_losses(sums, rows, lam: float, steps: int, share: float, clip: float, draws: int, seed: int, *,
+                      radius=None, step_size=None, noise: bool = True) -> np.ndarray:
+    """The test losses of ``draws`` runs of clipped gradient descent under pure DP started at a private mean: as
+    :func:`centred_gd_losses` (a share ``share`` of each level releases the weighted mean label, the rest runs
+    ``steps`` steps with the intercept unpenalized from the intercept-only model at that mean), with each row's
+    gradient clipped to the norm ``clip`` (:func:`pdp_lib.experiments.gradient_descent.clipped_pure_gd_draws`, noise
+    rate ``(1 - share) S / (T min(2 clip, G))``).  ``sums`` from :func:`cell_sums` (the test rows, the weighted mean
+    label) and ``rows`` from :func:`cell_rows` of the same cell.  ``radius``: the ball's (None: ``B(lam) + 1``, which
+    holds the intercept-only model at every mean label in ``[-1, 1]``; below the clip's bound it costs no noise).
+    ``noise=False``: the same steps without either noise, from the weighted mean label itself (``draws`` equal
+    runs).  Floating point: an experiment."""
+    share = check_fraction(share, "share", closed_low=False, closed_high=False)
+    key = (PURE_GD_STREAM, steps, 3, round(100 * share), round(1000 * clip))
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+    X, y, eps = rows
+    total = sums.eps_total
+    mean = sums.weighted.ysum / total
+    start = np.zeros((draws, int(sums.d)))
+    start[:, -1] = np.clip(mean + gen.laplace(0.0, 2.0 / (share * total), draws), -1.0, 1.0) if noise else mean
+    if radius is None:
+        radius = norm_bound(lam, int(sums.d)) + 1.0
+    thetas = clipped_pure_gd_draws(X, y, eps * (1.0 - share), lam, gen, draws, clip=clip, steps=steps, radius=radius,
+                                   open_intercept=True, start=start, step_size=step_size, noise=noise)
+    return comparison.test_losses(sums, thetas)
+
+
 def gd_loss_parts(sums, lam: float) -> dict:
     """Where the loss of gradient descent at ``lam`` comes from, without noise, on the comparison's sums: the test
     loss of ``T`` noise-free steps for each ``T`` of :data:`GD_STEPS` (``gd_free:T``; ``gd_open_free:T`` with the
@@ -297,12 +357,13 @@ def _choice(cell: Cell, procedure: str) -> tuple:
     and ``"auto_plain:c:tau"`` and ``"auto_delta_plain:tau"``, the same rules with the plain ridge and no check
     (the benchmark's first round, :data:`FIRST_ROUND`), and ``"group:j"`` and ``"group_delta:j"``, the private means
     per group of binary feature ``j``, were it public (:class:`Cell`), and ``"gd_pure:T"``, ``"gd_pure_open:T"`` and
-    ``"gd_pure_centred:s:T"``, noisy gradient descent under pure DP at the pruned rule's ``lambda``.
+    ``"gd_pure_centred:s:T"``, noisy gradient descent under pure DP at the pruned rule's ``lambda``, and
+    ``"gd_pure_clipped:s:C:T"``, the centred one clipped per row (:func:`with_clipped` adds its column).
     """
     name, *args = procedure.split(":")
     if name in ("group", "group_delta"):
         return procedure, DEFAULT_GRID[0]                  # the means per group: no lambda
-    if name in (GD_PURE, GD_OPEN, GD_CENTRED):
+    if name in (GD_PURE, GD_OPEN, GD_CENTRED, GD_CLIPPED):
         return procedure, pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
     if name in ("auto", "auto_plain"):
         c, tau = map(float, args)
@@ -620,3 +681,51 @@ def widened_cells(cells, procedure: str, draws: int = DRAWS) -> pd.DataFrame:
         rows.append((cell.table, cell.profile, cell.split, float(losses.mean() / cell.losses["private_mean"].iloc[0]),
                      abs(cell.mean_label) <= radius))
     return pd.DataFrame(rows, columns=["table", "profile", "split", "ratio", "inside"])
+
+
+def with_clipped(cells, settings, share: float, *, draws: int = DRAWS) -> list:
+    """``cells`` with the clipped descent's columns added at the pruned rule's ``lambda`` (``nan`` elsewhere):
+    ``gd_pure_clipped:s:C:T`` and its ``_se`` for each ``(C, T)`` of ``settings`` (:func:`clipped_gd_losses`, a mean
+    over ``draws`` runs), and its steps without noise, ``gd_clipped_free:s:C:T``.  Each cell's sums and rows are
+    read again (:func:`cell_sums`, :func:`cell_rows`); the cells themselves are left as they were."""
+    out = []
+    for cell in cells:
+        sums = cell_sums(cell.table, cell.profile, cell.split, masks=2, delta=None)
+        rows = cell_rows(cell.table, cell.profile, cell.split)
+        lam = pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
+        at, extra = cell.losses.index == lam, {}
+        for clip, steps in settings:
+            name = f"{share}:{clip}:{steps}"
+            losses = clipped_gd_losses(sums, rows, lam, steps, share, clip, draws, cell.split)
+            free = clipped_gd_losses(sums, rows, lam, steps, share, clip, 1, cell.split, noise=False)
+            extra[f"{GD_CLIPPED}:{name}"] = np.where(at, float(losses.mean()), np.nan)
+            extra[f"{GD_CLIPPED}:{name}_se"] = np.where(at, float(losses.std(ddof=1) / np.sqrt(draws)), np.nan)
+            extra[f"gd_clipped_free:{name}"] = np.where(at, float(free[0]), np.nan)
+        losses = pd.concat([cell.losses, pd.DataFrame(extra, index=cell.losses.index)], axis=1)
+        out.append(dataclasses.replace(cell, losses=losses))
+    return out
+
+
+def choose_clipped(cells, share: float) -> str:
+    """The setting ``"gd_pure_clipped:s:C:T"`` (share ``share``, a clip of :data:`CLIPS`, steps of
+    :data:`CLIPPED_STEPS`) with the least geometric mean over ``cells`` (from :func:`with_clipped`) of its expected
+    loss over the private mean's: the development tables' choice when ``cells`` are theirs (ties to the fewer steps,
+    then the smaller clip)."""
+    return _least_against_mean(cells, [f"{GD_CLIPPED}:{share}:{clip}:{steps}" for steps in CLIPPED_STEPS
+                                       for clip in CLIPS])
+
+
+def free_ratios(cells, columns) -> pd.DataFrame:
+    """Each table's geometric mean over its cells of the loss in each of ``columns`` over the private mean's, read at
+    the pruned rule's ``lambda`` (the noise-free parts of :func:`gd_loss_parts` and :func:`with_clipped`).  Index
+    ``table``, one column per name of ``columns``."""
+    rows = []
+    for cell in cells:
+        lam = pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
+        mean = float(cell.losses["private_mean"].iloc[0])
+        rows.append([cell.table] + [float(cell.losses.loc[lam, column]) / mean if column in cell.losses else np.nan
+                                    for column in columns])
+    frame = pd.DataFrame(rows, columns=["table", *columns])
+    if frame[list(columns)].isna().any().any():
+        raise ValueError(f"columns = {list(columns)}: a loss is missing at the pruned rule's lambda on some cells")
+    return frame.groupby("table").agg(geometric_mean)

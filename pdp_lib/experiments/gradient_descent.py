@@ -33,7 +33,7 @@ from ..gaussian_curves import tolerated_gaussian_mus
 from ..mechanisms.noisy_gd import MAX_STEPS, STEPS, check_gd_settings, gd_sensitivity, project_rows
 from ..validation import check_count, check_fraction, check_positive, check_problem, check_rng
 
-__all__ = ["gd_draws", "PERSONALIZATIONS", "pure_gd_rate", "pure_gd_draws"]
+__all__ = ["gd_draws", "PERSONALIZATIONS", "pure_gd_rate", "pure_gd_draws", "clipped_pure_gd_draws"]
 
 PERSONALIZATIONS = ("weights", "clipping")
 
@@ -69,7 +69,7 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
     return np.vstack(out)
 
 
-def pure_gd_rate(total: float, d: int, steps: int, radius: float) -> float:
+def pure_gd_rate(total: float, d: int, steps: int, radius: float, clip=None) -> float:
     r"""The rate :math:`\eta = S/(T G)` of each step's ℓ2-Laplace noise in noisy gradient descent under pure DP.
 
     Re-weighted as PDP-OP (:math:`w_i = \varepsilon_i/S`, :math:`S = \sum_j \varepsilon_j`) and unclipped: on the
@@ -78,12 +78,18 @@ def pure_gd_rate(total: float, d: int, steps: int, radius: float) -> float:
     noise has density :math:`\propto e^{-\eta\|z\|}` costs it at most :math:`\eta w_i G = \varepsilon_i/T`, and ``steps`` = ``T``
     steps, composed (the sum of pure losses, adaptive or not), cost :math:`\varepsilon_i`.  The projection, the
     ridge term and the step are post-processing.  Neighbouring tables replace a row's features and label and keep
-    its level, public as everywhere in the library, so the weights and ``S`` are the same in both."""
+    its level, public as everywhere in the library, so the weights and ``S`` are the same in both.
+
+    ``clip``: each point's gradient clipped to the norm ``C`` (:func:`clipped_pure_gd_draws`), which moves by at most
+    :math:`\min(2C, G)` when the point is replaced (module docstring): :math:`\eta = S/(T\min(2C, G))`."""
     total = check_positive(total, "total")
     d = check_count(d, "d")
     steps = _check_pure_steps(steps)
     radius = check_positive(radius, "radius")
-    return float(total) / (steps * gd_sensitivity(radius, d))
+    moved = gd_sensitivity(radius, d)
+    if clip is not None:
+        moved = min(2.0 * check_positive(clip, "clip"), moved)
+    return float(total) / (steps * moved)
 
 
 def _check_pure_steps(steps) -> int:
@@ -92,6 +98,23 @@ def _check_pure_steps(steps) -> int:
         raise ValueError(f"steps = {steps} is outside the allowed range [1, {MAX_STEPS}]: under pure DP the noise "
                          f"grows like the steps")
     return steps
+
+
+def _penalty_and_start(lam: float, d: int, draws: int, radius: float, open_intercept, start) -> tuple:
+    """The penalty on each coefficient (``lam``; 0 on the last, the intercept, when ``open_intercept``) and the first
+    iterate of each run (``start`` projected onto the ball, or 0), each checked and refused by name."""
+    if not isinstance(open_intercept, bool):
+        raise ValueError(f"open_intercept = {open_intercept!r} is not allowed; use True or False")
+    penalty = np.full(d, lam)
+    if open_intercept:
+        penalty[-1] = 0.0
+    first = np.zeros((draws, d))
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape not in ((d,), (draws, d)) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start has shape {start.shape}: it must be finite, of shape ({d},) or ({draws}, {d})")
+        first = project_rows(first + start, radius)
+    return penalty, first
 
 
 def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int = STEPS, radius=None,
@@ -121,19 +144,56 @@ def pure_gd_draws(A, b, total: float, lam: float, gen, draws: int, *, steps: int
     steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
     eta = pure_gd_rate(total, d, steps, radius)
     gen = check_rng(gen) if noise else None
-    if not isinstance(open_intercept, bool):
-        raise ValueError(f"open_intercept = {open_intercept!r} is not allowed; use True or False")
-    penalty = np.full(d, lam)
-    if open_intercept:
-        penalty[-1] = 0.0
-    theta = np.zeros((draws, d))
-    if start is not None:
-        start = np.asarray(start, dtype=float)
-        if start.shape not in ((d,), (draws, d)) or not np.all(np.isfinite(start)):
-            raise ValueError(f"start has shape {start.shape}: it must be finite, of shape ({d},) or ({draws}, {d})")
-        theta = project_rows(theta + start, radius)
+    penalty, theta = _penalty_and_start(lam, d, draws, radius, open_intercept, start)
     for _ in range(steps):
         grad = theta @ A - b + (sample_l2_laplace_unchecked(eta, d, draws, gen) if noise else 0.0)
         theta = theta - step_size * (grad + penalty * theta)
         theta = project_rows(theta, radius)
     return theta
+
+
+def clipped_pure_gd_draws(X, y, epsilons, lam: float, gen, draws: int, *, clip: float, steps: int = STEPS,
+                          radius=None, step_size=None, open_intercept: bool = False, start=None, noise: bool = True,
+                          batch: int = 100) -> np.ndarray:
+    r"""``draws`` runs of clipped, re-weighted noisy gradient descent under pure DP, from the rows: the final
+    iterates, shape ``(draws, d)``.
+
+    Each step releases :math:`\sum_i w_i\,\mathrm{clip}_C(g_i)`, :math:`w_i = \varepsilon_i/S`,
+    :math:`g_i = (x_i^\top\theta - y_i)x_i`, with ℓ2-Laplace noise of rate :math:`\eta = S/(T\min(2C, G))`
+    (:func:`pure_gd_rate` with ``clip``): replacing point ``i`` moves the sum by at most :math:`w_i\min(2C, G)`, so
+    each step costs it :math:`\varepsilon_i/T` and the ``T`` steps :math:`\varepsilon_i` (basic composition).  The
+    steps, ball and defaults otherwise as :func:`pure_gd_draws` (``open_intercept``: the last coefficient
+    unpenalized; ``start``: the first iterate, one row or one per run, projected onto the ball).  A clip at or above
+    every gradient's norm leaves the steps those of :func:`pure_gd_draws` on the same data, with less noise when
+    :math:`2C < G`.  ``X`` holds the intercept's column of ones, if any, last.  ``noise=False``: the steps without
+    noise (``gen`` unused).  Floating point, exact only over the reals: an experiment, not a release (the benchmark
+    of the book's chapter *Which mechanism, which λ*).  ``batch``: the runs computed at once (memory ``batch * n``)."""
+    from ..mechanisms.output_perturbation import sample_l2_laplace_unchecked
+
+    X, y, eps, lam = check_problem(X, y, epsilons, lam)
+    draws = check_count(draws, "draws")
+    batch = check_count(batch, "batch")
+    clip = check_positive(clip, "clip")
+    n, d = X.shape
+    steps = _check_pure_steps(steps)
+    steps, radius, step_size = check_gd_settings(lam, d, steps, radius, step_size)
+    total = float(eps.sum())
+    eta = pure_gd_rate(total, d, steps, radius, clip)
+    gen = check_rng(gen) if noise else None
+    penalty, first = _penalty_and_start(lam, d, draws, radius, open_intercept, start)
+    weights, row_norms = eps / total, np.linalg.norm(X, axis=1)
+    # clip_C(r x) = clip(r, -c, c) x with c = C / ||x||: one pass over the residuals (a row of zeros is never clipped)
+    reach = np.divide(clip, row_norms, out=np.full(n, np.inf), where=row_norms > 0)
+    out = []
+    for lo in range(0, draws, batch):
+        theta = first[lo:lo + batch]
+        for _ in range(steps):
+            residual = theta @ X.T - y                                           # (runs, n)
+            np.clip(residual, -reach, reach, out=residual)
+            residual *= weights
+            grad = residual @ X
+            if noise:
+                grad = grad + sample_l2_laplace_unchecked(eta, d, theta.shape[0], gen)
+            theta = project_rows(theta - step_size * (grad + penalty * theta), radius)
+        out.append(theta)
+    return np.vstack(out)

@@ -43,8 +43,8 @@ from .streaming import mix64
 from .tables import check_values, chunks, data_files, numbers, table_columns
 from ..validation import check_count, check_fraction
 
-__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "group_rows", "PUBLIC_COLUMN", "test_losses", "checked_losses", "gaussian_public_ridge", "train_levels", "uniforms",
-           "row_uniforms"]
+__all__ = ["METHODS", "BASELINES", "DELTA_METHODS", "OWN_RIDGE", "CHOSEN", "PRIVATE_MEANS", "NOT_PRIVATE", "private_mean_verdict", "NOTE", "BLOCK", "CompareSums", "compare_sums", "expected_losses", "private_mean_loss", "group_mean_loss", "group_rows", "PUBLIC_COLUMN", "test_losses", "checked_losses", "gaussian_public_ridge", "train_levels", "training_rows",
+           "uniforms", "row_uniforms"]
 
 METHODS = ("pdp_op", "pdp_op_sharp", "non_personalized", "threshold_public", "jorgensen_max", "jorgensen_mean",
            "ssp", "objective", "private_mean", "auto", "ssp_gaussian", "adassp", "gd", "private_mean_delta",
@@ -252,6 +252,23 @@ class CompareSums:
     mu_total: float = 0.0
     intercept: bool = False            # the bounds' intercept: its feature 1 is the last coordinate
     mu_min: float = 0.0
+
+
+def training_rows(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
+                  clip: bool = False, chunk_rows: int = 200_000) -> tuple:
+    """The training rows of :func:`compare_sums`'s split, held in memory: ``(X, y, eps)`` as its sums read them
+    (mapped into the domain, the intercept's column last when ``bounds.intercept``), in the files' order.  For an
+    experiment that needs the rows themselves (a per-row clip), on a table that fits in memory."""
+    fraction = check_fraction(test_fraction, "test_fraction", closed_low=False, closed_high=False)
+    columns, allowed = table_columns(bounds, label, epsilon, ())
+    parts = []
+    for path in data_files(source):
+        for first, frame in chunks(path, columns, check_count(chunk_rows, "chunk_rows"), allowed):
+            X, y, eps, _, test = _read_chunk(frame, columns, path, first, bounds, clip, seed, fraction)
+            parts.append((X[~test], y[~test], eps[~test]))
+    if not parts or sum(part[1].size for part in parts) == 0:
+        raise ValueError(f"{source}: no training rows (test_fraction = {fraction!r})")
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 def compare_sums(source, bounds: Bounds, label: str, epsilon: str, *, test_fraction: float = 0.2, seed: int = 0,
