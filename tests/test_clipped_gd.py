@@ -69,10 +69,6 @@ def test_a_clip_above_every_gradient_leaves_the_unclipped_descent_from_the_sums(
     radius = norm_bound(lam, 3)
     assert pure_gd_rate(eps.sum(), 3, steps, radius, clip=G / 2) == pure_gd_rate(eps.sum(), 3, steps, radius)
     assert pure_gd_rate(eps.sum(), 3, steps, radius, clip=0.1) == pytest.approx(eps.sum() / (steps * 0.2), rel=1e-15)
-    # a mutation of the rate (the unclipped G kept under a small clip) changes the draws
-    small = clipped_pure_gd_draws(X, y, eps, lam, 3, 4, clip=0.1, steps=steps)
-    wide = clipped_pure_gd_draws(X, y, eps, lam, 3, 4, clip=G, steps=steps)
-    assert not np.allclose(small, wide)
 
 
 @pytest.mark.parametrize("clip", [0.1, 1.0, 50.0])
@@ -149,6 +145,14 @@ def test_the_benchmarks_clipped_descent_written_out_from_the_same_stream():
                        rtol=1e-12)
     with pytest.raises(ValueError, match="share"):
         advice.clipped_gd_losses(sums, rows, lam, steps, 0.0, clip, draws, seed)
+    # the default ball is B(lam) + 1: where B(lam) binds (a large lam), the smaller ball gives other losses
+    lam = 200.0
+    wide = advice.clipped_gd_losses(sums, rows, lam, steps, share, clip, draws, seed)
+    assert np.array_equal(wide, advice.clipped_gd_losses(sums, rows, lam, steps, share, clip, draws, seed,
+                                                         radius=norm_bound(lam, d) + 1))
+    assert abs(sums.weighted.ysum / S) > norm_bound(lam, d)            # the mean label outside B(lam)
+    narrow = advice.clipped_gd_losses(sums, rows, lam, steps, share, clip, draws, seed, radius=norm_bound(lam, d))
+    assert not np.allclose(wide, narrow)
 
 
 def test_the_clipped_choice_and_the_noise_free_ratios_by_brute_force():
@@ -169,6 +173,12 @@ def test_the_clipped_choice_and_the_noise_free_ratios_by_brute_force():
                                             advice.cell_rows(cell.table, cell.profile, 0), lam, steps, share, clip,
                                             10, 0)
             assert cell.losses.loc[lam, name] == pytest.approx(loss.mean(), rel=1e-12)
+            assert cell.losses.loc[lam, name + "_se"] == pytest.approx(loss.std(ddof=1) / math.sqrt(10), rel=1e-12)
+            free = advice.clipped_gd_losses(advice.cell_sums(cell.table, cell.profile, 0, masks=2, delta=None),
+                                            advice.cell_rows(cell.table, cell.profile, 0), lam, steps, share, clip,
+                                            1, 0, noise=False)
+            free_name = f"gd_clipped_free:{share}:{clip}:{steps}"
+            assert cell.losses.loc[lam, free_name] == pytest.approx(free[0], rel=1e-12)
             logs.append(math.log(loss.mean() / cell.losses["private_mean"].iloc[0]))
         scores[name] = sum(logs) / len(logs)
     best = min(scores.values())
