@@ -41,16 +41,27 @@ def test_the_second_evaluation_set_is_its_rule_over_tables_no_other_set_holds():
     assert {hashlib.sha256(("fresh:" + n).encode()).hexdigest() for n in bt.read_fresh()} == set(digests[:12])
 
 
+def test_the_third_evaluation_set_is_the_second_sets_undrawn_tables_but_a_panel_and_a_duplicate():
+    third = tomllib.loads((FOLDER / "third.toml").read_text(encoding="utf-8"))
+    fresh = tomllib.loads((FOLDER / "fresh.toml").read_text(encoding="utf-8"))
+    assert bt.third_eligible() == tuple(third["eligible"]) == tuple(sorted(set(fresh["eligible"]) - set(
+        fresh["evaluation"])))
+    assert bt.read_third() == bt.third_rule(bt.third_eligible()) == tuple(sorted(third["tables"]))
+    assert set(bt.third_eligible()) - set(bt.read_third()) == {"big9salary", "benefits"}
+    assert not set(bt.read_third()) & (set(bt.table_names()) | set(bt.read_fresh()))
+
+
 def test_every_shipped_table_is_the_file_its_provenance_names():
     provenance = tomllib.loads((FOLDER / "provenance.toml").read_text(encoding="utf-8"))["tables"]
-    assert set(provenance) == set(bt.table_names()) - set(bt.BOOK_TABLES) | set(bt.read_fresh())
+    assert set(provenance) == (set(bt.table_names()) - set(bt.BOOK_TABLES) | set(bt.read_fresh())
+                               | set(bt.read_third()))
     for name, entry in provenance.items():
         data = (FOLDER / f"{name}.csv.gz").read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry["file_sha256"], name
         assert entry["kept"] >= 500 and entry["kept"] <= entry["rows"]
 
 
-@pytest.mark.parametrize("name", bt.table_names() + bt.read_fresh())
+@pytest.mark.parametrize("name", bt.table_names() + bt.read_fresh() + bt.read_third())
 def test_every_table_is_read_into_the_domain_by_its_public_bounds(name):
     table = bt.load_table(name)
     n, width = table.X.shape

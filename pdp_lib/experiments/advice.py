@@ -45,7 +45,8 @@ __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell"
            "binary_columns", "group_ratios", "group_cells", "GD_STEPS", "GD_PURE", "GD_OPEN", "GD_CENTRED", "GD_SHARES",
            "centred_gd_losses", "choose_steps", "choose_centred", "ball_cells", "widened_cells",
            "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts", "cell_rows", "clipped_gd_losses", "GD_CLIPPED", "CLIPS",
-           "CLIPPED_STEPS", "CLIPPED_DRAWS", "with_clipped", "choose_clipped", "free_ratios"]
+           "CLIPPED_STEPS", "CLIPPED_DRAWS", "with_clipped", "choose_clipped", "free_ratios", "rule_ratios",
+           "ridge_ratios"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -461,6 +462,27 @@ def per_table_ratio(cells, procedure: str, mean: str) -> pd.DataFrame:
     return pd.DataFrame({"ratio": np.exp(by.mean()),
                          "log_se": {t: log_se_bound(part.rel.to_numpy(), part.split.to_numpy())
                                     for t, part in rel.groupby("table")}})
+
+
+def rule_ratios(cells, chosen: dict) -> dict:
+    """For each guarantee of ``chosen`` (``{"pure": procedure, "approximate": procedure}``), each table's ratio of the
+    procedure's loss to the private mean's of the same guarantee (:func:`per_table_ratio`), with its band of two
+    bounded standard errors either side (:func:`band`): guarantee -> frame of ``ratio, log_se, low, high``."""
+    means = {"pure": "private_mean", "approximate": "private_mean_delta"}
+    out = {}
+    for guarantee, procedure in chosen.items():
+        per = per_table_ratio(cells, procedure, means[guarantee])
+        low, high = band(per.ratio, per.log_se)
+        out[guarantee] = per.assign(low=low, high=high)
+    return out
+
+
+def ridge_ratios(cells) -> pd.Series:
+    """Each table's geometric mean over its cells of the non-private ridge's loss (at the grid's best ``lambda``, its
+    intercept penalized like every feature) over the training mean's: below 0.5 where the ridge halves it."""
+    ratios = pd.Series([cell.losses["non_private"].min() / cell.losses["mean"].iloc[0] for cell in cells],
+                       index=[cell.table for cell in cells])
+    return ratios.groupby(level=0).apply(geometric_mean)
 
 
 def band(ratio, log_se, widths: float = 2.0) -> tuple:

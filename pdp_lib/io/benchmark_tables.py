@@ -19,6 +19,10 @@ benchmark's second round was chosen, so 12 more Wooldridge tables, none read bef
 :func:`fresh_rule` (among the eligible tables the file lists, the 12 with the smallest SHA-256 of ``"fresh:"`` and
 the name) before any procedure ran on them; the file also says what each is, as ``tables.toml`` does for the first
 set.  A test recomputes that rule too.
+
+**A third evaluation set** (``third.toml``, :func:`read_third`): the second set's eligible tables its rule did not
+draw, all of them but a panel and a duplicate (:data:`THIRD_EXCLUDED`; :func:`third_rule`), fixed with what each is
+before any procedure ran on them, and never changed.  A test recomputes that rule as well.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from .public_bounds import Bounds, read_bounds
 from .tables import check_values
 
 __all__ = ["BOOK_TABLES", "FRESH_COUNT", "BenchmarkTable", "table_names", "split_rule", "split_text", "read_split",
-           "fresh_rule", "fresh_eligible", "read_fresh", "load_table"]
+           "fresh_rule", "fresh_eligible", "read_fresh", "THIRD_EXCLUDED", "third_rule", "third_eligible", "read_third",
+           "load_table"]
 
 BOOK_TABLES = ("medical", "diabetes")
 """The tables the book was written on: development tables by the rule."""
@@ -60,6 +65,15 @@ def _spec() -> dict:
 
 def _fresh() -> dict:
     return tomllib.loads((_folder() / "fresh.toml").read_text(encoding="utf-8"))
+
+
+def _third() -> dict:
+    return tomllib.loads((_folder() / "third.toml").read_text(encoding="utf-8"))
+
+
+THIRD_EXCLUDED = {"big9salary": "three years of the same professors: a panel",
+                  "benefits": "the same schools as elem94_95, with district averages added: the same rows twice"}
+"""The eligible tables the third evaluation set leaves out, and why (``third.toml``)."""
 
 
 def table_names() -> tuple:
@@ -108,6 +122,22 @@ def fresh_eligible() -> tuple:
 def read_fresh() -> tuple:
     """The second evaluation set as ``fresh.toml`` holds it: tables that only report advice, read by no one before."""
     return tuple(_fresh()["evaluation"])
+
+
+def third_rule(eligible) -> tuple:
+    """The third evaluation set: every name of ``eligible`` but those of :data:`THIRD_EXCLUDED`, sorted."""
+    return tuple(sorted(n for n in eligible if n not in THIRD_EXCLUDED))
+
+
+def third_eligible() -> tuple:
+    """The tables the third evaluation set was drawn from, as ``third.toml`` lists them: the second set's eligible
+    tables that its rule did not draw."""
+    return tuple(_third()["eligible"])
+
+
+def read_third() -> tuple:
+    """The third evaluation set as ``third.toml`` holds it: tables that only report advice, read by no one before."""
+    return tuple(_third()["evaluation"])
 
 
 @dataclass(frozen=True)
@@ -175,10 +205,10 @@ def _load_table(name: str) -> BenchmarkTable:
         frame, label, features, about = _book_frame(name)
         bounds = _min_max_bounds(frame, label, features, f"{name}: each column's minimum and maximum")
     else:
-        spec = _spec() | _fresh()["tables"]
+        spec = _spec() | _fresh()["tables"] | _third()["tables"]
         if name not in spec:
             raise ValueError(f"table = {name!r} is not a benchmark table; use one of "
-                             f"{', '.join(table_names() + read_fresh())}")
+                             f"{', '.join(table_names() + read_fresh() + read_third())}")
         entry = spec[name]
         label, features, about = entry["label"], tuple(entry["features"]), entry["about"]
         frame = pd.read_csv(_folder() / f"{name}.csv.gz")
