@@ -305,3 +305,22 @@ def test_group_cells_say_where_the_rule_releases_the_mean_by_its_threshold(cells
         assert row.ratio == first[f"{kind}:{row.column}"] / first[mean]
         assert row.free == first[f"{kind}_free:{row.column}"] / first[f"{mean}_free"]
     assert set(table.rule_mean) == {True, False}  # the fixture's cells have both
+
+
+def test_the_ratios_per_profile_and_per_table_are_the_geometric_means_written_out(cells):
+    procedure = f"auto:{advice.C_GRID[2]}:{advice.TAU_GRID[0]}"
+    pairs = advice.profile_ratios(cells, procedure, "private_mean")
+    table = advice.procedure_table(cells, (procedure,))
+    for cell in cells:
+        loss = float(table[(table.table == cell.table) & (table.profile == cell.profile)].loss.iloc[0])
+        assert pairs[cell.table, cell.profile] == pytest.approx(loss / cell.losses["private_mean"].iloc[0], rel=1e-12)
+    rules = advice.rule_ratios(cells, {"pure": procedure})
+    for name in ("meap01", "affairs"):
+        assert rules["pure"].ratio[name] == pytest.approx(np.exp(np.log(pairs[name]).mean()), rel=1e-12)
+        low, high = rules["pure"].low[name], rules["pure"].high[name]
+        assert low == pytest.approx(rules["pure"].ratio[name] / np.exp(2 * rules["pure"].log_se[name]), rel=1e-12)
+        assert low <= rules["pure"].ratio[name] <= high
+    ridge = advice.ridge_ratios(cells)
+    for name in ("meap01", "affairs"):
+        mine = [c.losses["non_private"].min() / c.losses["mean"].iloc[0] for c in cells if c.table == name]
+        assert ridge[name] == pytest.approx(np.exp(np.mean(np.log(mine))), rel=1e-12)

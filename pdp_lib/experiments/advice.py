@@ -46,7 +46,7 @@ __all__ = ["PROFILES", "SPLITS", "DELTA", "DRAWS", "PURE", "APPROXIMATE", "Cell"
            "centred_gd_losses", "choose_steps", "choose_centred", "ball_cells", "widened_cells",
            "pure_gd_losses", "PURE_GD_STREAM", "gd_loss_parts", "cell_rows", "clipped_gd_losses", "GD_CLIPPED", "CLIPS",
            "CLIPPED_STEPS", "CLIPPED_DRAWS", "with_clipped", "choose_clipped", "free_ratios", "rule_ratios",
-           "ridge_ratios"]
+           "ridge_ratios", "profile_ratios"]
 
 PROFILES = {"paper": ProfileSpec(), "ones": ProfileSpec(f_c=0.0, f_m=0.0, eps_c=1.0, eps_m=1.0, eps_l=1.0),
             "tenfold": ProfileSpec(eps_c=0.1, eps_m=2.0, eps_l=10.0)}
@@ -475,6 +475,14 @@ def rule_ratios(cells, chosen: dict) -> dict:
         low, high = band(per.ratio, per.log_se)
         out[guarantee] = per.assign(low=low, high=high)
     return out
+
+
+def profile_ratios(cells, procedure: str, mean: str) -> pd.Series:
+    """Each (table, profile)'s ratio of ``procedure``'s expected loss to ``mean``'s: the geometric mean over that
+    profile's splits (a table's :func:`per_table_ratio` averages its profiles too).  Index ``(table, profile)``."""
+    table = procedure_table(cells, (procedure, mean))
+    wide = table.pivot_table(index=["table", "profile", "split"], columns="procedure", values="loss")
+    return (wide[procedure] / wide[mean]).groupby(level=["table", "profile"]).apply(geometric_mean)
 
 
 def ridge_ratios(cells) -> pd.Series:

@@ -22,7 +22,7 @@ set.  A test recomputes that rule too.
 
 **A third evaluation set** (``third.toml``, :func:`read_third`): the second set's eligible tables its rule did not
 draw, all of them but a panel and a duplicate (:data:`THIRD_EXCLUDED`; :func:`third_rule`), fixed with what each is
-before any procedure ran on them, and never changed.  A test recomputes that rule as well.
+before any procedure ran on them, and never changed.  A test checks the file against that rule.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def _third() -> dict:
 
 
 THIRD_EXCLUDED = {"big9salary": "three years of the same professors: a panel",
-                  "benefits": "the same schools as elem94_95, with district averages added: the same rows twice"}
+                  "benefits": "the same schools and columns as elem94_95, with district averages added and one "
+                              "salary corrected: the same rows twice"}
 """The eligible tables the third evaluation set leaves out, and why (``third.toml``)."""
 
 

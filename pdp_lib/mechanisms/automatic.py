@@ -32,8 +32,9 @@ added the centred ridge and the check and chose the constants again on the devel
 tables were read before that second choice, the chapter also reports the rule, unchanged, on a second evaluation set
 that no one had read (``pdp_lib/data/benchmark/fresh.toml``), where it stayed within the chapter's target of the
 private mean on every table under pure DP and at delta = 1e-5, and at the benchmark's delta = 1e-6 on every table
-but one, at the target's edge; and on a third set fixed the same way (``third.toml``), where it stayed within the
-target on every table under pure DP and at both deltas.  The rule needs an intercept: its fallback, the private
+but one, at the target's edge; and on a third set fixed before any procedure ran on it (``third.toml``), where it
+stayed within the target on every table under pure DP and at both deltas (per level profile, two (table, profile)
+pairs of the two later sets are above it at delta = 1e-6).  The rule needs an intercept: its fallback, the private
 mean, is the intercept-only model.
 """
 
