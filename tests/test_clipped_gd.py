@@ -120,6 +120,10 @@ def test_the_training_rows_are_those_the_comparison_sums():
     assert np.allclose((X * eps[:, None]).T @ X, sums.weighted.gram, rtol=1e-12)
     assert np.allclose(X.T @ (eps * y), sums.weighted.moment, rtol=1e-12, atol=1e-12)
     assert y.size + sums.test.rows == advice.load_table("affairs").y.size
+    both, again = advice.cell_rows("affairs", "paper", 1, sums=True)
+    plain = advice.cell_sums("affairs", "paper", 1, masks=2, delta=None)
+    assert all(np.array_equal(a, b) for a, b in zip(again, (X, y, eps)))
+    assert np.array_equal(both.weighted.gram, plain.weighted.gram) and both.test.yy == plain.test.yy
 
 
 def test_the_benchmarks_clipped_descent_written_out_from_the_same_stream():

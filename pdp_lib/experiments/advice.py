@@ -179,11 +179,16 @@ def cell_sums(table: str, profile: str, split: int, *, masks: int = 20, delta=DE
         return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=masks, delta=delta)
 
 
-def cell_rows(table: str, profile: str, split: int) -> tuple:
+def cell_rows(table: str, profile: str, split: int, *, sums: bool = False):
     """The training rows ``(X, y, eps)`` of :func:`cell_sums`'s split (:func:`pdp_lib.io.comparison.training_rows`),
-    the intercept's column last: for the releases that read rows one by one (:func:`clipped_gd_losses`)."""
+    the intercept's column last: for the releases that read rows one by one (:func:`clipped_gd_losses`).
+    ``sums=True``: ``(the cell's sums, the rows)`` from one written table, the sums as :func:`cell_sums` with
+    ``masks=2`` and no ``delta``."""
     with _cell_source(table, profile, split) as (path, bounds):
-        return comparison.training_rows(path, bounds, "y", "eps", seed=split)
+        rows = comparison.training_rows(path, bounds, "y", "eps", seed=split)
+        if not sums:
+            return rows
+        return comparison.compare_sums(path, bounds, "y", "eps", seed=split, masks=2, delta=None), rows
 
 
 def cell_losses(table: str, profile: str, split: int, *, draws: int = DRAWS, masks: int = 20) -> Cell:
@@ -270,7 +275,7 @@ def centred_gd_losses(sums, lam: float, steps: int, share: float, draws: int, se
 
 
 def clipped_gd_losses(sums, rows, lam: float, steps: int, share: float, clip: float, draws: int, seed: int, *,
-                      radius=None, step_size=None, noise: bool = True) -> np.ndarray:
+                      radius=None, noise: bool = True) -> np.ndarray:
     """The test losses of ``draws`` runs of clipped gradient descent under pure DP started at a private mean: as
     :func:`centred_gd_losses` (a share ``share`` of each level releases the weighted mean label, the rest runs
     ``steps`` steps with the intercept unpenalized from the intercept-only model at that mean), with each row's
@@ -291,7 +296,7 @@ def clipped_gd_losses(sums, rows, lam: float, steps: int, share: float, clip: fl
     if radius is None:
         radius = norm_bound(lam, int(sums.d)) + 1.0
     thetas = clipped_pure_gd_draws(X, y, eps * (1.0 - share), lam, gen, draws, clip=clip, steps=steps, radius=radius,
-                                   open_intercept=True, start=start, step_size=step_size, noise=noise)
+                                   open_intercept=True, start=start, noise=noise)
     return comparison.test_losses(sums, thetas)
 
 
@@ -720,8 +725,7 @@ def with_clipped(cells, settings, share: float, *, draws: int = DRAWS) -> list:
     read again (:func:`cell_sums`, :func:`cell_rows`); the cells themselves are left as they were."""
     out = []
     for cell in cells:
-        sums = cell_sums(cell.table, cell.profile, cell.split, masks=2, delta=None)
-        rows = cell_rows(cell.table, cell.profile, cell.split)
+        sums, rows = cell_rows(cell.table, cell.profile, cell.split, sums=True)
         lam = pruned_lambda(DEFAULT_GRID, cell.levels, cell.d)
         at, extra = cell.losses.index == lam, {}
         for clip, steps in settings:

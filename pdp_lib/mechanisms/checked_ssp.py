@@ -125,24 +125,23 @@ def _centred(A, b_hat, lams) -> tuple:
     A, b_hat = A.reshape(-1, d, d), b_hat.reshape(-1, d)
     m = np.clip(b_hat[:, -1], -1.0, 1.0)
     definite = _positive_definite(A)
-    out = [np.empty_like(b_hat) for _ in lams]
-    if definite.any():
-        A_pd, b_pd, m_pd = A[definite], b_hat[definite], m[definite]
-        for theta, lam in zip(out, lams):
-            rhs = b_pd.copy()
-            rhs[:, -1] += lam * m_pd
-            theta[definite] = np.linalg.solve(A_pd + lam * np.eye(d), rhs[..., None])[..., 0]
-    if not definite.all():
-        other = ~definite
+    other = ~definite
+    A_pd = A[definite]
+    if other.any():
         values, vectors = np.linalg.eigh(A[other])
         clipped = np.maximum(values, 0.0)
-        b_o, m_o = b_hat[other], m[other]
-        for theta, lam in zip(out, lams):
-            rhs = b_o.copy()
-            rhs[:, -1] += lam * m_o
-            proj = np.einsum("kji,kj->ki", vectors, rhs)
+    out = []
+    for lam in lams:
+        rhs = b_hat.copy()
+        rhs[:, -1] += lam * m
+        theta = np.empty_like(b_hat)
+        if definite.any():
+            theta[definite] = np.linalg.solve(A_pd + lam * np.eye(d), rhs[definite][..., None])[..., 0]
+        if other.any():
+            proj = np.einsum("kji,kj->ki", vectors, rhs[other])
             theta[other] = np.einsum("kij,kj->ki", vectors, proj / (clipped + lam))
-    return [theta.reshape(*shape, d) for theta in out], m.reshape(shape)
+        out.append(theta.reshape(*shape, d))
+    return out, m.reshape(shape)
 
 
 def centred_solutions(A_hat, b_hat, lams) -> tuple:
