@@ -131,3 +131,52 @@ def test_verdicts_are_exclusive_and_validated(zig):
         library_reachability([0.1], 0.0, -1.0, [0.3], zig)
     with pytest.raises(ValueError):
         textbook_laplace(0.0, 0.0, 10)
+
+
+def _witness_noise_reference(oo, cc, eta, zig, normals, spread):
+    """Every (noise value, radius, e) candidate tried one at a time, no row skipped: the plain search."""
+    from pdp_lib.audit.floating_point import _accepted, _addition, _ladder
+    scale = 1.0 / eta
+    z, hit, _ = _addition(oo, cc, 4)
+    found = np.zeros(oo.shape, bool)
+    for j in range(z.shape[1]):
+        for radius in _ladder(z[:, j], 3, 3).T:
+            for e in _ladder(radius / scale, 3, 3).T:
+                rows = np.flatnonzero(hit[:, j] & (scale * e == radius))
+                rows = rows[_accepted(e[rows], zig, spread)]
+                out = _library_outputs(cc[rows, None], eta, np.broadcast_to(e[rows, None],
+                                       (rows.size, normals.size)), normals)
+                found[rows] |= np.any(out == oo[rows, None], axis=1)
+    return found
+
+
+def _unreachable_radii_reference(radius, eta, zig, spread):
+    """Each of the seven values e near radius / scale tested whether or not it gives the radius."""
+    from pdp_lib.audit.floating_point import _ladder, _unreachable_standard
+    scale = 1.0 / eta
+    e = _ladder(radius / scale, 3, 3)
+    image = scale * e
+    out = (image[..., 0] < radius) & (image[..., -1] > radius)
+    for k in range(e.shape[-1]):
+        out &= (image[..., k] != radius) | _unreachable_standard(e[..., k], zig, spread)
+    return out
+
+
+@pytest.mark.parametrize("theta, eta, shift", [(0.0, 1.0, 1e-6), (3.0, 0.1, 0.0), (1000.0, 10.0, 1.0),
+                                               (0.5, 2.3, 2.0**-52)])
+def test_the_searches_skip_only_candidates_that_cannot_decide(zig, theta, eta, shift):
+    # the searches skip rows already witnessed and values e that do not give the radius: the verdicts are
+    # those of trying every candidate
+    from pdp_lib.audit.floating_point import _ladder, _unreachable_radii, _witness_noise
+    gen = _gen(11)
+    normals = np.abs(gen.standard_normal(32))
+    o = theta + pdp_lib.sample_l2_laplace(eta, 1, 600, rng=gen)[:, 0]
+    c = np.full(o.shape, theta + shift)
+    sign = np.where(o < c, -1.0, 1.0)
+    oo, cc = sign * o, sign * c
+    found = _witness_noise(oo, cc, eta, zig, normals, 2)
+    assert found.any() and np.array_equal(found, _witness_noise_reference(oo, cc, eta, zig, normals, 2))
+    radii = _ladder(np.abs(o - c), 7, 7)
+    unreachable = _unreachable_radii(radii, eta, zig, 2)
+    assert unreachable.any() and not unreachable.all()
+    assert np.array_equal(unreachable, _unreachable_radii_reference(radii, eta, zig, 2))

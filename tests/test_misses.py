@@ -373,6 +373,32 @@ def test_explain_misses_medical_cost_non_personalized_is_one_draw():
     assert pd.api.types.is_integer_dtype(groups["misses"])
 
 
+def test_examine_draws_reads_a_group_back_only_when_every_input_is_the_same(monkeypatch):
+    # a second call on the same group reads its intervals back (the frames are equal, no mixture is built);
+    # another number of masks, another seed or another published value builds them again
+    table = reproduce("table-2", replicates=2)
+    misses_module._INTERVALS.clear()
+    built = []
+    real = misses_module.method_mixtures
+    monkeypatch.setattr(misses_module, "method_mixtures", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+    groups = misses_module.paper_draws({"table-2": table}, methods=("non_personalized",))
+    first = misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=20)
+    assert len(built) == 2                                # one per replicate
+    again = misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=20)
+    assert len(built) == 2
+    pd.testing.assert_frame_equal(first, again)
+    misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=21)
+    misses_module.examine_draws({"table-2": table}, seed=2025, replicates=2, groups=groups, masks=20)
+    assert len(built) == 6
+    other = table.copy()
+    other["paper"] = other["paper"] * 1.01
+    moved = misses_module.examine_draws({"table-2": other}, seed=2024, replicates=2, groups=groups, masks=20)
+    assert len(built) == 8 and not moved["low"].equals(first["low"])
+    misses_module._INTERVALS.clear()
+    fresh = misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=20)
+    pd.testing.assert_frame_equal(first, fresh)
+
+
 def test_paper_draws_selects_by_dataset_and_method():
     tables = {"table-2": reproduce("table-2"), "table-5": reproduce("table-5", runs=50)}
     every = misses_module.paper_draws(tables)

@@ -331,10 +331,12 @@ def _witness_noise(oo, cc, eta, zig, normals, spread):
     scale = 1.0 / eta
     z, hit, _ = _addition(oo, cc, 4)
     found = np.zeros(oo.shape, bool)
-    for j in range(z.shape[1]):
+    for j in np.flatnonzero(hit.any(axis=0)):
         for radius in _ladder(z[:, j], _Z_STEPS, _Z_STEPS).T:
             for e in _ladder(radius / scale, 3, 3).T:
                 rows = np.flatnonzero(hit[:, j] & ~found & (scale * e == radius))
+                if rows.size == 0:
+                    continue
                 rows = rows[_accepted(e[rows], zig, spread)]
                 standard = np.broadcast_to(e[rows, None], (rows.size, normals.size))
                 out = _library_outputs(cc[rows, None], eta, standard, normals)
@@ -386,10 +388,10 @@ def _unreachable_radii(radius, eta, zig, spread):
     e = _ladder(radius / scale, 3, 3)
     image = scale * e
     bracket = (image[..., 0] < radius) & (image[..., -1] > radius)   # monotone in e
-    unreachable = bracket
-    for k in range(e.shape[-1]):
-        unreachable &= (image[..., k] != radius) | _unreachable_standard(e[..., k], zig, spread)
-    return unreachable
+    exact = image == radius[..., None]            # only these values of e give the radius
+    none_gives = np.ones(e.shape, bool)
+    none_gives[exact] = _unreachable_standard(e[exact], zig, spread)
+    return bracket & np.all(none_gives, axis=-1)
 
 
 def _rule_out_radii(oo, cc, eta, zig, spread):

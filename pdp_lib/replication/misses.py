@@ -55,6 +55,7 @@ or *unexplained*.  Shown in the book's chapter *How much does a number move? Err
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
@@ -373,6 +374,19 @@ def paper_draws(results: dict, *, dataset: str | None = None, methods=None) -> l
             and (methods is None or g[3] in methods)]
 
 
+_INTERVALS = OrderedDict()
+KEPT_GROUPS = 256
+"""At most this many groups' intervals are kept (:func:`examine_draws`)."""
+
+
+def _keep_intervals(key: tuple, value: tuple) -> None:
+    """A group's intervals per draw and its training size, kept under ``key`` (the oldest dropped past
+    :data:`KEPT_GROUPS`)."""
+    _INTERVALS[key] = value
+    while len(_INTERVALS) > KEPT_GROUPS:
+        _INTERVALS.popitem(last=False)
+
+
 def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, rows=None,
                   masks: int = 100, runs: int = 10_000, level: float = 0.95) -> pd.DataFrame:
     r"""The value of the latent statistic each of the paper's profile draws implies, and how rare it is.
@@ -391,6 +405,11 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
     * synthetic data (the paper's draw is unknown): the check is made under each of the
       ``replicates`` rebuilt data draws in turn, for the whole group and for the cells of the
       sweep values in ``rows[group key]`` alone.
+
+    A group's intervals are kept in the process, keyed on every input they are computed from (the group,
+    ``seed``, ``replicates``, ``masks``, ``runs``, the Bonferroni ``z`` and each cell's loss, statistic,
+    ``lambda`` and published value): another call on the same group, as :func:`explain_misses` makes under
+    another rule set, reads them back instead of building the mixtures again.
 
     Parameters
     ----------
@@ -440,22 +459,27 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
         values = [authors.get(_key(r), (None, r.paper))[1] for r in cells.itertuples(index=False)]
         z = bonferroni_z(len(cells), level)
         own_row = np.array([float(p) in rows.get(gkey, set()) for p in cells["param"]], dtype=bool)
-        per_draw = []
-        for rep in range(replicates):
-            if (dataset, rep) not in cache:
-                cache[dataset, rep] = draw_data(dataset, seed, rep, vary_split=False)
-            draw = cache[dataset, rep]
-            X, y = training_points(draw, fraction)
-            n = X.shape[0]
-            eps = draw_profile(draw, profile, n)
-            mix = method_mixtures(method, X, y, draw.X_test, draw.y_test, eps, lams,
-                                  masks=masks, rng=mask_seed(draw, profile, n))
-            ref = profile_statistic(eps, method)
-            per_draw.append([implied_interval(val, mix[r.column.partition("_")[0], lam],
-                                              spec.statistic, ref, runs=runs, z=z)
-                             for r, (spec, _, _, lam), val in
-                             zip(cells.itertuples(index=False), info, values)])
-        per_draw = np.array(per_draw, dtype=float)  # (replicates, cells, 2)
+        asked = tuple((r.column.partition("_")[0], spec.statistic, float(lam), float(val))
+                      for r, (spec, _, _, lam), val in zip(cells.itertuples(index=False), info, values))
+        key = (gkey, dataset, int(seed), int(replicates), int(masks), int(runs), float(z), asked)
+        if key not in _INTERVALS:
+            per_draw = []
+            for rep in range(replicates):
+                if (dataset, rep) not in cache:
+                    cache[dataset, rep] = draw_data(dataset, seed, rep, vary_split=False)
+                draw = cache[dataset, rep]
+                X, y = training_points(draw, fraction)
+                n = X.shape[0]
+                eps = draw_profile(draw, profile, n)
+                mix = method_mixtures(method, X, y, draw.X_test, draw.y_test, eps, lams,
+                                      masks=masks, rng=mask_seed(draw, profile, n))
+                ref = profile_statistic(eps, method)
+                per_draw.append([implied_interval(val, mix[kind, lam], statistic, ref, runs=runs, z=z)
+                                 for kind, statistic, lam, val in asked])
+            per_draw = np.array(per_draw, dtype=float)  # (replicates, cells, 2)
+            per_draw.flags.writeable = False
+            _keep_intervals(key, (per_draw, n))
+        per_draw, n = _INTERVALS[key]
         support = statistic_support(method, profile, n)
         fixed = support[0] == support[1]  # e.g. eps_c = eps_m: the minimum is not random
         if dataset == "medical_cost":
