@@ -272,14 +272,19 @@ def test_the_noise_law_switches_to_the_rounded_law_above_12_features():
 @pytest.mark.parametrize("d, lam", [(1, 1.0), (4, 0.01), (12, 1.0), (40, 0.1), (70, 1e-3)])
 def test_the_certified_centre_equals_the_exact_solve(d, lam):
     # the refined floating-point solution is used only where its proved interval decides the rounding: it
-    # must give Bareiss's centre on every problem, at a fine grid where a wrong bound would show
+    # must give Bareiss's centre on every problem, at a fine grid where a wrong bound would show (the exact
+    # solution found once per problem by Bareiss's elimination and rounded at each grid, ties to even)
     for seed in range(3):
         X, y, eps = _problem(n=200, d=d, seed=seed)
         X = X / math.sqrt(d)
         G, m, S = _sums(X, y, eps)
         alpha = lattice.sums_rounding_bound(lattice.rounds_bound(200), d, eps.min())
+        theta = lattice._solve_exact(*lattice._scaled_system(G, m, S, lam)[:2])
         for g in (10, 40, 52):
-            assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == lattice.lattice_centre(G, m, S, lam, g)
+            exact = tuple(round(v * 2**g) for v in theta)
+            assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == exact
+            if d <= 12:                                   # the centre without alpha: Bareiss's path itself
+                assert lattice.lattice_centre(G, m, S, lam, g) == exact
 
 
 @pytest.mark.parametrize("lam", [1e-6, 1e-11])
