@@ -52,12 +52,17 @@ def _bounds(folder):
     return public_bounds.domain_bounds(folder, "y", "eps")
 
 
-def test_the_cluster_sums_are_the_streaming_sums(big, client):
+@pytest.fixture(scope="module")
+def streamed(big):
+    """The streaming path's sums of the 10^7 rows: what every cluster run must give."""
+    return streaming.accumulate(big, _bounds(big), "y", "eps", chunk_rows=500_000)
+
+
+def test_the_cluster_sums_are_the_streaming_sums(big, client, streamed):
     bounds = _bounds(big)
     frame = dd.read_parquet(str(big))
     assert frame.npartitions >= PARTS
     on_cluster = dask_fit.dask_sums(frame, bounds, "y", "eps", client=client)
-    streamed = streaming.accumulate(big, bounds, "y", "eps", chunk_rows=500_000)
     assert on_cluster.rows == streamed.rows == PARTS * PART_ROWS
     a, b = on_cluster.level_summary(), streamed.level_summary()
     assert a.pop("sum") == pytest.approx(b.pop("sum"), rel=1e-12) and a == b    # count, min, max, order-free digest
@@ -77,9 +82,9 @@ def test_a_bad_row_is_named_by_partition_and_row(tmp_path, client):
         dask_fit.dask_sums(frame, _bounds(tmp_path), "y", "eps", client=client)
 
 
-def test_a_worker_killed_mid_run_never_gives_a_partial_sum(big, client):
+def test_a_worker_killed_mid_run_never_gives_a_partial_sum(big, client, streamed):
     bounds = _bounds(big)
-    expected = streaming.accumulate(big, bounds, "y", "eps", chunk_rows=500_000)
+    expected = streamed
     futures = dask_fit.submit_sums(dd.read_parquet(str(big)), bounds, "y", "eps", client)
     deadline = time.monotonic() + 120
     while not any(f.done() for f in futures):      # wait until the run is under way ...
