@@ -329,3 +329,23 @@ def test_into_ball_refuses_a_radius_outside_the_exact_check_s_range_and_keeps_hu
     assert np.isnan(out[0, 0]) and O.exact_norms_at_most(out[1:], 1.0).all()
     with pytest.raises(ValueError, match="non-finite"):
         O.exact_norms_at_most([[np.inf, 0.0]], 1.0)
+
+
+def test_the_sphere_integrand_is_its_formula_bit_for_bit():
+    # the integrand's reductions written out are NumPy's norm along an axis and sum, on the same numbers: the
+    # same doubles, for a grid of nu and for one nu at a time (as quadrature asks)
+    from pdp_lib.audit.objective_loss import _log_integrand
+    rng = np.random.default_rng(8)
+    for d in (1, 2, 5, 12):
+        for _ in range(20):
+            A = rng.random((d, d))
+            h, Q = np.linalg.eigh(A @ A.T + 0.3 * np.eye(d))
+            theta, u = rng.standard_normal(d), rng.standard_normal(d)
+            eta, R = 5 * rng.random(), 0.1 + rng.random()
+            nus = np.concatenate([[0.0], 10 * rng.random(20), np.geomspace(1e-8, 1e3, 10)])[:, None]
+            tt = Q.T @ theta
+            formula = (-eta * np.linalg.norm(u - nus * theta, axis=1) + np.sum(np.log(h + nus), axis=1)
+                       + np.log(np.sum(tt * tt / (h + nus), axis=1)) - math.log(R))
+            assert np.array_equal(_log_integrand(nus[:, 0], h, tt * tt, u, theta, eta, math.log(R)), formula)
+            assert all(_log_integrand(v, h, tt * tt, u, theta, eta, math.log(R))[0] == f
+                       for v, f in zip(nus[:4, 0], formula))

@@ -25,12 +25,15 @@ from scipy import integrate
 __all__ = ["objective_log_density", "objective_pair_loss"]
 
 
-def _log_integrand(nu, h, Q, u, theta, eta, radius):
-    """``log`` of the sphere's integrand at each ``nu`` (``u = c - H theta``; ``h``, ``Q`` the eigenpairs of ``H``)."""
+def _log_integrand(nu, h, tt2, u, theta, eta, log_radius):
+    """``log`` of the sphere's integrand at each ``nu`` (``u = c - H theta``; ``h`` the eigenvalues of ``H``, ``tt2``
+    the squares of ``theta``'s coordinates in its eigenvectors, ``log_radius`` the logarithm of ``R``)."""
     nu = np.atleast_1d(np.asarray(nu, dtype=float))[:, None]
-    tt = Q.T @ theta
-    return (-eta * np.linalg.norm(u - nu * theta, axis=1) + np.sum(np.log(h + nu), axis=1)
-            + np.log(np.sum(tt * tt / (h + nu), axis=1)) - math.log(radius))
+    r = u - nu * theta
+    # NumPy's norm along an axis and sum, written out (the same reductions, without their wrappers: quadrature
+    # calls this once per point)
+    return (-eta * np.sqrt(np.add.reduce(r * r, axis=1)) + np.add.reduce(np.log(h + nu), axis=1)
+            + np.log(np.add.reduce(tt2 / (h + nu), axis=1)) - log_radius)
 
 
 def objective_log_density(theta, A, c, ridge: float, eta: float, radius: float, *, on_sphere: bool) -> tuple:
@@ -46,17 +49,19 @@ def objective_log_density(theta, A, c, ridge: float, eta: float, radius: float, 
     if not on_sphere:
         return -eta * float(np.linalg.norm(u)) + float(np.linalg.slogdet(H)[1]), 0.0
     h, Q = np.linalg.eigh(H)
+    tt = Q.T @ theta
+    tt2, log_radius = tt * tt, math.log(radius)             # the same for every nu: formed once
     scale = eta * radius                                     # the integrand decays like exp(-eta R nu)
     centre = max(float(u @ theta) / radius**2, 0.0)         # where ||u - nu theta|| is smallest
     grid = np.union1d(np.concatenate([[0.0], np.geomspace(1e-6, 200.0, 400) / scale]),
                       centre + np.concatenate([-np.geomspace(1e-6, 200.0, 200)[::-1], [0.0],
                                                np.geomspace(1e-6, 200.0, 200)]) / scale)
     grid = grid[grid >= 0.0]
-    logs = _log_integrand(grid, h, Q, u, theta, eta, radius)
+    logs = _log_integrand(grid, h, tt2, u, theta, eta, log_radius)
     peak, top = float(logs.max()), float(grid[int(np.argmax(logs))])
 
     def f(v):
-        return math.exp(min(_log_integrand(v, h, Q, u, theta, eta, radius)[0] - peak, 700.0))
+        return math.exp(min(_log_integrand(v, h, tt2, u, theta, eta, log_radius)[0] - peak, 700.0))
 
     parts = [integrate.quad(f, a, b, limit=400, epsabs=0.0, epsrel=1e-11) for a, b in ((0.0, top), (top, np.inf))]
     value, err = sum(p[0] for p in parts), sum(p[1] for p in parts)
