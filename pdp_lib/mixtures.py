@@ -14,6 +14,7 @@ their bands (:mod:`pdp_lib.replication.misses`).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -25,11 +26,15 @@ from .validation import check_count
 __all__ = ["LossMixture", "LossPolynomial", "loss_mixture"]
 
 
+@functools.lru_cache(maxsize=1024)
 def _rising(d: int, k: int) -> float:
-    """``d (d+1) ... (d+k-1)``: ``E R^k`` for ``R ~ Gamma(d, rate 1)`` (Remark 3.1), and ``1`` for ``k = 0``."""
+    """``d (d+1) ... (d+k-1)``: ``E R^k`` for ``R ~ Gamma(d, rate 1)`` (Remark 3.1), and ``1`` for ``k = 0``.
+
+    Kept per ``(d, k)``, as :func:`_chi_even` is: the moments of every mixture ask for the same few."""
     return float(np.prod(np.arange(d, d + k, dtype=float))) if k else 1.0
 
 
+@functools.lru_cache(maxsize=1024)
 def _chi_even(d: int, k: int) -> float:
     """``E ||G||^(2k) = d (d+2) ... (d+2k-2)`` for a standard Gaussian ``G`` in ``R^d``."""
     return float(np.prod(d + 2.0 * np.arange(k))) if k else 1.0
