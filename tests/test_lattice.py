@@ -283,7 +283,7 @@ def test_the_certified_centre_equals_the_exact_solve(d, lam):
         for g in (10, 40, 52):
             exact = tuple(round(v * 2**g) for v in theta)
             assert lattice.lattice_centre(G, m, S, lam, g, alpha=alpha) == exact
-            if d <= 12:                                   # the centre without alpha: Bareiss's path itself
+            if d <= 12 or (seed, g) == (0, 10):          # the centre without alpha (its own elimination) too
                 assert lattice.lattice_centre(G, m, S, lam, g) == exact
 
 

@@ -389,14 +389,26 @@ def test_examine_draws_reads_a_group_back_only_when_every_input_is_the_same(monk
     pd.testing.assert_frame_equal(first, again)
     misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=21)
     misses_module.examine_draws({"table-2": table}, seed=2025, replicates=2, groups=groups, masks=20)
-    assert len(built) == 6
+    misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=20, runs=5000)
+    assert len(built) == 8
     other = table.copy()
     other["paper"] = other["paper"] * 1.01
     moved = misses_module.examine_draws({"table-2": other}, seed=2024, replicates=2, groups=groups, masks=20)
-    assert len(built) == 8 and not moved["low"].equals(first["low"])
+    assert len(built) == 10 and not moved["low"].equals(first["low"])
     misses_module._INTERVALS.clear()
     fresh = misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2, groups=groups, masks=20)
     pd.testing.assert_frame_equal(first, fresh)
+    kept = next(iter(misses_module._INTERVALS.values()))[0]
+    with pytest.raises(ValueError):
+        kept[0, 0, 0] = 0.0                               # what is kept cannot be changed by a caller
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        misses_module.examine_draws({"table-2": table}, seed=2024.0, replicates=2, groups=groups, masks=20)
+    monkeypatch.setattr(misses_module, "KEPT_GROUPS", 0)  # nothing kept: each call builds its own
+    misses_module._INTERVALS.clear()
+    pd.testing.assert_frame_equal(first, misses_module.examine_draws({"table-2": table}, seed=2024, replicates=2,
+                                                                     groups=groups, masks=20))
+    assert not misses_module._INTERVALS
+    misses_module._INTERVALS.clear()
 
 
 def test_paper_draws_selects_by_dataset_and_method():

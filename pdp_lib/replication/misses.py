@@ -441,6 +441,9 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
         ``row_draws`` those that explain its ``rows`` (Medical Cost: ``replicates`` or 0).
     """
 
+    seed = check_count(seed, "seed", minimum=0)
+    replicates = check_count(replicates, "replicates")
+    runs = check_count(runs, "runs")
     verdicts = _verdicts(results)
     authors = _authors_values()
     if groups is None:
@@ -461,8 +464,10 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
         own_row = np.array([float(p) in rows.get(gkey, set()) for p in cells["param"]], dtype=bool)
         asked = tuple((r.column.partition("_")[0], spec.statistic, float(lam), float(val))
                       for r, (spec, _, _, lam), val in zip(cells.itertuples(index=False), info, values))
-        key = (gkey, dataset, int(seed), int(replicates), int(masks), int(runs), float(z), asked)
-        if key not in _INTERVALS:
+        key = (gkey, dataset, seed, replicates, masks, runs, float(z), asked)
+        if key in _INTERVALS:
+            per_draw, n = _INTERVALS[key]
+        else:
             per_draw = []
             for rep in range(replicates):
                 if (dataset, rep) not in cache:
@@ -479,7 +484,6 @@ def examine_draws(results: dict, *, seed: int, replicates: int, groups=None, row
             per_draw = np.array(per_draw, dtype=float)  # (replicates, cells, 2)
             per_draw.flags.writeable = False
             _keep_intervals(key, (per_draw, n))
-        per_draw, n = _INTERVALS[key]
         support = statistic_support(method, profile, n)
         fixed = support[0] == support[1]  # e.g. eps_c = eps_m: the minimum is not random
         if dataset == "medical_cost":
