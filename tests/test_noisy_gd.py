@@ -141,6 +141,44 @@ def test_the_clipped_draws_follow_a_transcription():
         assert np.allclose(got[0], theta, rtol=1e-9, atol=1e-12)
 
 
+def _former_gd_draws(X, y, eps, lam, gen, draws, personalization, clip, steps, batch):
+    """The runs of ``gd_draws`` as first written (every product formed whole, the clipping factor even without a
+    clip): the reference its in-place steps must equal bit for bit."""
+    n, d = X.shape
+    steps, radius, step_size = N.check_gd_settings(lam, d, steps, None, None)
+    reach = tolerated_gaussian_mus(eps, DELTA)
+    G, C = N.gd_sensitivity(radius, d), math.inf if clip is None else clip
+    if personalization == "weights":
+        weights, norms = reach / reach.sum(), np.full(n, C)
+        sigma = math.sqrt(steps) * min(2 * C, G) / reach.sum()
+    else:
+        weights, norms = np.full(n, 1 / n), C * reach * np.mean(1 / reach)
+        sigma = math.sqrt(steps) * float(np.max(np.minimum(2 * norms, G) / reach)) / n
+    row_norms, out = np.linalg.norm(X, axis=1), []
+    for start in range(0, draws, batch):
+        theta = np.zeros((min(batch, draws - start), d))
+        for _ in range(steps):
+            residual = theta @ X.T - y
+            scale = np.minimum(1.0, norms / np.maximum(np.abs(residual) * row_norms, 1e-300))
+            grad = (residual * scale * weights) @ X + sigma * gen.standard_normal(theta.shape)
+            theta = N.project_rows(theta - step_size * (grad + lam * theta), radius)
+        out.append(theta)
+    return np.vstack(out)
+
+
+@pytest.mark.parametrize("personalization", ["weights", "clipping"])
+@pytest.mark.parametrize("clip", [None, 0.05, 0.4, 50.0])
+def test_the_in_place_steps_are_the_former_steps_bit_for_bit(personalization, clip):
+    X, y, eps = _problem(n=60, d=4, seed=11)
+    X[7] = 0.0                                      # a row of zeros: its gradient is 0, clipped or not
+    eps = eps * np.where(np.arange(60) % 3 == 0, 4.0, 1.0)          # levels that differ
+    for lam, steps, draws, batch in ((0.3, 40, 7, 3), (2.0, 9, 5, 100)):
+        got = gd_draws(X, y, eps, lam, DELTA, np.random.default_rng(8), draws, personalization=personalization,
+                       clip=clip, steps=steps, batch=batch)
+        want = _former_gd_draws(X, y, eps, lam, np.random.default_rng(8), draws, personalization, clip, steps, batch)
+        assert np.array_equal(got, want)
+
+
 def test_the_vectorized_runs_are_the_release_from_the_sums():
     X, y, eps = _problem(n=40, d=3, seed=7)
     theta = N.noisy_gd(X, y, eps, 1.0, DELTA, 8, steps=6, sampler="float")

@@ -56,13 +56,25 @@ def gd_draws(X, y, epsilons, lam: float, delta: float, gen, draws: int, *, perso
         weights, norms = np.full(n, 1 / n), C * reach * np.mean(1 / reach)
         sigma = math.sqrt(steps) * float(np.max(np.minimum(2 * norms, G) / reach)) / n
     row_norms = np.linalg.norm(X, axis=1)
+    clipped = bool(np.any(np.isfinite(norms)))
     out = []
     for start in range(0, draws, batch):
         theta = np.zeros((min(batch, draws - start), d))
         for _ in range(steps):
-            residual = theta @ X.T - y                                           # (runs, n)
-            scale = np.minimum(1.0, norms / np.maximum(np.abs(residual) * row_norms, 1e-300))
-            grad = (residual * scale * weights) @ X + sigma * gen.standard_normal(theta.shape)
+            # the step's weighted, clipped gradient r * min(1, C_i / max(|r| ||x_i||, 1e-300)) * w, in place, each
+            # product the same as written out (multiplication commutes, bit for bit); unclipped, the factor is
+            # min(1, inf) = 1 exactly and is left out
+            residual = theta @ X.T                                               # (runs, n)
+            residual -= y
+            if clipped:
+                scale = np.abs(residual)
+                scale *= row_norms
+                np.maximum(scale, 1e-300, out=scale)
+                np.divide(norms, scale, out=scale)
+                np.minimum(1.0, scale, out=scale)
+                residual *= scale
+            residual *= weights
+            grad = residual @ X + sigma * gen.standard_normal(theta.shape)
             theta = theta - step_size * (grad + lam * theta)
             theta = project_rows(theta, radius)
         out.append(theta)
@@ -188,7 +200,8 @@ def clipped_pure_gd_draws(X, y, epsilons, lam: float, gen, draws: int, *, clip: 
     for lo in range(0, draws, batch):
         theta = first[lo:lo + batch]
         for _ in range(steps):
-            residual = theta @ X.T - y                                           # (runs, n)
+            residual = theta @ X.T                                               # (runs, n)
+            residual -= y
             np.clip(residual, -reach, reach, out=residual)
             residual *= weights
             grad = residual @ X
