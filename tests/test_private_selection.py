@@ -137,3 +137,14 @@ def test_an_exact_run_releases_a_lattice_point_reproducibly():
                                         3).step_exponent
         units = np.ldexp(r.models[0], g)
         assert np.array_equal(units, np.round(units))          # on its lattice release's grid
+
+
+def test_the_improvement_terms_are_the_formula_bit_for_bit():
+    gen = np.random.default_rng(21)
+    X, y = gen.uniform(0, 1, (70, 5)), gen.uniform(-1, 1, 70)
+    y[:3] = (-1.0, 0.0, 1.0)
+    for theta in (gen.normal(scale=2.0, size=5), gen.normal(scale=2.0, size=(8, 5)), gen.normal(size=(3, 4, 5))):
+        pred = np.clip(theta @ X.T, -1.0, 1.0)                 # many predictions beyond [-1, 1]
+        got = ps.improvement_terms(theta, X, y)
+        assert got.shape == theta.shape[:-1] + (70,)
+        assert np.array_equal(got, np.abs(y) - np.abs(y - pred))

@@ -408,3 +408,34 @@ def test_doubles_as_integers_with_zeros_beside_values_of_one_and_more():
     for values in (np.array([[0.0, 1.0], [1.0, 0.0]]), np.zeros(3), np.array([0.0, 4.0, -8.0]), np.array([0.0, 3e-300])):
         ints, scale = dyadic_integers(values)
         assert [Fraction(int(i), scale) for i in ints.ravel()] == [Fraction(v) for v in values.ravel()]
+
+
+def _former_scores(models, X_val, y_val, eps_val, alpha):
+    """The selection probabilities as first written: every array formed whole."""
+    losses = np.abs(y_val - np.clip(models @ X_val.T, -1.0, 1.0))
+    score = -(losses @ (alpha * eps_val / (2.0 * 2.0)))
+    score -= score.max(axis=-1, keepdims=True)
+    p = np.exp(score)
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.35])
+def test_the_block_scores_are_the_checked_functions_bit_for_bit(alpha):
+    from pdp_lib.experiments import tuning_costs
+
+    gen = np.random.default_rng(12)
+    size, K, m, d = 600, 6, 90, 4                               # three chunks of 242 draws
+    models = gen.normal(scale=2.0, size=(size, K, d))          # many predictions beyond [-1, 1]: clipped
+    X_val, y_val = gen.uniform(0, 1, (m, d)), gen.uniform(-1, 1, m)
+    y_val[:2] = (-1.0, 1.0)                                     # the ends of the label range
+    eps_val = gen.uniform(0.05, 3.0, m)
+    got = tuning_costs._selection_chunks(models, X_val, y_val, eps_val, alpha)
+    assert np.array_equal(got, _former_scores(models, X_val, y_val, eps_val, alpha))
+    checked = tuning.selection_probabilities(tuning.validation_losses(models, X_val, y_val), eps_val, alpha)
+    assert np.array_equal(got, checked)
+    for bad, message in (({"y_val": np.where(np.arange(m) == 3, 1.5, y_val)}, "labels"),
+                         ({"models": np.where(np.arange(d) == 1, np.nan, models)}, "finite"),
+                         ({"alpha": 0.0}, "alpha")):
+        args = {"models": models, "X_val": X_val, "y_val": y_val, "eps_val": eps_val, "alpha": alpha, **bad}
+        with pytest.raises(ValueError, match=message):
+            tuning_costs._selection_chunks(**args)

@@ -32,11 +32,12 @@ import pandas as pd
 
 from .. import tuning as _tuning
 from ..formatting import count_text, markdown_table, ratio_text, sig
+from ..mechanisms import exponential
 from ..mechanisms.output_perturbation import weighted_ridge_unchecked, calibrate
 from ..moments import QuadraticLoss
 from ..mechanisms.private_selection import round_models, run_selection
 from ..profiles import DEFAULT_PROFILE
-from ..validation import check_count, check_problem, check_rng
+from ..validation import check_count, check_epsilons, check_fraction, check_problem, check_rng
 from ..datasets import make_synthetic, train_test_split
 from ..profiles import privacy_profile
 from .draws import SPLIT_SEED, TEST_SIZE, mixture_seed, profile_draws, seed_sequence
@@ -129,9 +130,15 @@ def _selection_chunks(models, X_val, y_val, eps_val, alpha):
     """
     size, K = models.shape[:2]
     step = max(1, _CHUNK // (K * X_val.shape[0]))
-    return np.concatenate([_tuning.selection_probabilities(
-        _tuning.validation_losses(models[s:s + step], X_val, y_val), eps_val, alpha)
-        for s in range(0, size, step)])
+    # the checks of selection_probabilities, made once for the block: then every loss lies in [0, 2]
+    models, X_val, y_val = (np.asarray(a, dtype=float) for a in (models, X_val, y_val))
+    if not (np.all(np.isfinite(models)) and np.all(np.isfinite(X_val)) and np.all(np.abs(y_val) <= 1.0)):
+        raise ValueError("the candidates and validation points must be finite and the validation labels in the "
+                         "allowed range [-1, 1]")
+    u = exponential.selection_rates(check_epsilons(eps_val, X_val.shape[0], name="epsilons_val"),
+                                    check_fraction(alpha, "alpha", closed_low=False))
+    return np.concatenate([exponential.scored_probabilities(models[s:s + step], X_val, y_val, u)
+                           for s in range(0, size, step)])
 
 
 def _loss_values(loss, models):

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..validation import check_epsilons, check_fraction, check_rng
 
-__all__ = ["LOSS_RANGE", "validation_losses", "selection_probabilities", "select", "exact_exponents",
+__all__ = ["LOSS_RANGE", "validation_losses", "selection_probabilities", "selection_rates", "scored_probabilities",
+           "select", "exact_exponents",
            "dyadic_integers", "levels_below", "split_levels", "exact_losses", "select_exact", "draw_exponential"]
 
 LOSS_RANGE = 2.0
@@ -28,8 +29,16 @@ def validation_losses(models, X_val, y_val) -> np.ndarray:
     Each loss lies in ``[0, 2]`` (:data:`LOSS_RANGE`) whatever the model, because the prediction
     is clipped to the label range (public post-processing of the model).
     """
-    pred = np.clip(np.asarray(models, dtype=float) @ np.asarray(X_val, dtype=float).T, -1.0, 1.0)
-    return np.abs(np.asarray(y_val, dtype=float) - pred)
+    return _validation_losses(np.asarray(models, dtype=float), np.asarray(X_val, dtype=float),
+                              np.asarray(y_val, dtype=float))
+
+
+def _validation_losses(models: np.ndarray, X_val: np.ndarray, y_val: np.ndarray) -> np.ndarray:
+    """:func:`validation_losses` of float arrays, formed in place in the product's array (the same floats)."""
+    out = models @ X_val.T
+    np.clip(out, -1.0, 1.0, out=out)
+    np.subtract(y_val, out, out=out)
+    return np.abs(out, out=out)
 
 
 def selection_probabilities(losses, epsilons_val, alpha: float = 1.0) -> np.ndarray:
@@ -62,11 +71,32 @@ def selection_probabilities(losses, epsilons_val, alpha: float = 1.0) -> np.ndar
         raise ValueError(f"losses must lie in the allowed range [0, {LOSS_RANGE}]")
     eps = check_epsilons(epsilons_val, ell.shape[-1], name="epsilons_val")
     alpha = check_fraction(alpha, "alpha", closed_low=False)
-    u = alpha * eps / (2.0 * LOSS_RANGE)
-    score = -(ell @ u)
+    return _probabilities(ell, selection_rates(eps, alpha))
+
+
+def selection_rates(epsilons_val: np.ndarray, alpha: float) -> np.ndarray:
+    r"""The rates :math:`u_j = \alpha\varepsilon_j / (2L)` of :func:`selection_probabilities`, for checked levels
+    and ``alpha``."""
+    return alpha * epsilons_val / (2.0 * LOSS_RANGE)
+
+
+def _probabilities(losses: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`selection_probabilities` of float losses in ``[0, LOSS_RANGE]`` and rates ``u``
+    (:func:`selection_rates`), unchecked."""
+    score = -(losses @ u)
     score -= score.max(axis=-1, keepdims=True)
-    p = np.exp(score)
-    return p / p.sum(axis=-1, keepdims=True)
+    p = np.exp(score, out=score)
+    p /= p.sum(axis=-1, keepdims=True)
+    return p
+
+
+def scored_probabilities(models: np.ndarray, X_val: np.ndarray, y_val: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``selection_probabilities(validation_losses(models, X_val, y_val), ...)`` for float arrays whose checks the
+    caller has made once for many calls: ``models`` finite and ``y_val`` in ``[-1, 1]``, so that every loss lies in
+    ``[0, LOSS_RANGE]`` (a clipped prediction and a label both in ``[-1, 1]`` are at most 2 apart, and 2 is a double:
+    the rounded difference is at most 2 too), and ``u`` from :func:`selection_rates`.  The same floats as the checked
+    functions, without their passes over the losses."""
+    return _probabilities(_validation_losses(models, X_val, y_val), u)
 
 
 def select(losses, epsilons_val, alpha: float = 1.0, rng=None, size=None):

@@ -49,9 +49,12 @@ def improvement_terms(theta, X, y) -> np.ndarray:
     By the triangle inequality each term is at most :math:`|\mathrm{clip}(x_j^\top\theta)| \le 1` in
     absolute value, whatever ``theta`` and the point.
     """
-    pred = np.clip(np.asarray(theta, dtype=float) @ np.asarray(X, dtype=float).T, -1.0, 1.0)
+    out = np.asarray(theta, dtype=float) @ np.asarray(X, dtype=float).T     # in place from here: the same floats
+    np.clip(out, -1.0, 1.0, out=out)
     y = np.asarray(y, dtype=float)
-    return np.abs(y) - np.abs(y - pred)
+    np.subtract(y, out, out=out)
+    np.abs(out, out=out)
+    return np.subtract(np.abs(y), out, out=out)
 
 
 def selection_score(theta, X, y, epsilons, score_share: float) -> np.ndarray:
