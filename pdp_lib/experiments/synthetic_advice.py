@@ -127,7 +127,7 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     """Every release's expected test loss in one configuration: ``{"levels": ..., "losses": DataFrame}``, the frame
     indexed by the grid's ``lambda`` with the columns ``pdp_op``, ``non_personalized``, ``ssp`` (and ``ssp_se``, its
     Monte Carlo standard error), ``non_private`` (each at that ``lambda``), ``private_mean``, ``midpoint`` and
-    ``mean`` (the same on every row); ``"checked"``: where ``mechanism="auto"`` releases SSP, the checked releases'
+    ``mean`` (the same on every row); ``"total"``: the levels' sum (``math.fsum``); ``"checked"``: where ``mechanism="auto"`` releases SSP, the checked releases'
     mean loss at its public ridge, its standard error and the share that kept the regression (else empty).  ``draws``: SSP's releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
     draws = DRAWS.get(d, 30) if draws is None else draws
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(d, n, PROFILES.index(profile))))
@@ -171,7 +171,7 @@ def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int 
     frame["private_mean"] = variance + 2.0 * (2.0 / total) ** 2
     frame["midpoint"] = pop.yy
     frame["mean"] = variance
-    return {"levels": eps, "losses": frame, "checked": checked}
+    return {"levels": eps, "total": total, "losses": frame, "checked": checked}
 
 
 PROCEDURES = ("midpoint", "private_mean", "auto", "pdp_op_pruned", "non_personalized_pruned", "ssp_public")
@@ -186,7 +186,7 @@ def procedure_losses(config: dict, d: int, rules=None) -> dict:
     level at the smallest, when already known (they depend on the levels and ``d`` only)."""
     eps, losses = config["levels"], config["losses"]
     k = d + 1
-    total, smallest = math.fsum(eps), float(eps.min())
+    total, smallest = config["total"], float(eps.min())      # math.fsum(eps), formed once by configuration_losses
     choice = automatic.choose(total, smallest, k)
     lam_ssp = automatic.ssp_ridge(total, smallest, k)
     if rules is None:
