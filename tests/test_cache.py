@@ -61,11 +61,13 @@ def _entries(store):
 
 
 def _only_entries_and_locks(store) -> bool:
-    """Nothing in the cache but entries and the folder of lock files (one per key computed here)."""
-    others = [p for p in store.iterdir() if p.suffix != ".entry"]
-    locks = store / "locks"
-    return others in ([], [locks]) and all(p.suffix == ".lock" and p.stat().st_size == 0 for p in
-                                           (locks.iterdir() if locks.exists() else []))
+    """Nothing in the cache but entries, the folder of the bands' draws (entries too) and the folder of lock files
+    (one per key computed here)."""
+    others = sorted(p for p in store.iterdir() if p.suffix != ".entry")
+    locks, draws = store / "locks", store / "draws"
+    return set(others) <= {locks, draws} and \
+        all(p.suffix == ".lock" and p.stat().st_size == 0 for p in (locks.iterdir() if locks.exists() else [])) and \
+        all(p.suffix == ".entry" for p in (draws.iterdir() if draws.exists() else []))
 
 
 def test_cached_equals_computed_bit_for_bit_and_is_reused(store, fresh, monkeypatch):
@@ -78,6 +80,57 @@ def test_cached_equals_computed_bit_for_bit_and_is_reused(store, fresh, monkeypa
     assert list(again) == ["table-4", "table-2"]
     for t in fresh:
         assert_same(again[t], fresh[t])
+
+
+@pytest.mark.parametrize("target", ["table-4", "figure-10"])
+def test_the_draws_stored_with_a_table_are_the_draws_evaluated_again(store, monkeypatch, target):
+    from pdp_lib.replication import claim_numbers
+
+    kw = dict(runs=200, replicates=3, replicate_runs=30)
+    results = cache.reproduce_cached([target], **kw)
+    assert len(list((store / "draws").glob("*.entry"))) == 1 and _only_entries_and_locks(store)
+    monkeypatch.setattr(claim_numbers, "evaluate_sweep", fail)     # read from the cache, or fail
+    monkeypatch.setattr(claim_numbers, "kept_sweep", lambda key: None)
+    read = claim_numbers.draw_values(results, [target], replicates=3, replicate_runs=30)
+    monkeypatch.undo()
+    monkeypatch.setenv("PDP_LIB_CACHE", "off")                     # the long way: every replicate evaluated
+    monkeypatch.setattr(claim_numbers, "kept_sweep", lambda key: None)
+    again = claim_numbers.draw_values(results, [target], replicates=3, replicate_runs=30)
+    assert len(read[target]) == len(again[target]) == 3
+    for a, b in zip(read[target], again[target], strict=True):
+        assert_same(a.reset_index(), b.reset_index())
+        assert a.index.equals(b.index) and a.index.name == b.index.name == "param"
+
+
+def test_draws_stored_for_other_settings_are_not_read(store, monkeypatch):
+    from pdp_lib.replication import claim_numbers
+
+    results = cache.reproduce_cached(["table-4"], runs=200, replicates=3, replicate_runs=30)
+    cache.reproduce_cached(["table-2"], runs=200, replicates=3, replicate_runs=30, bound="sharp")
+    cache.reproduce_cached(["table-3"], runs=200, replicates=3, replicate_runs=30, columns=["unreg_pdp_op"])
+    for other in (dict(replicate_runs=31), dict(seed=7), dict(split="redraw")):
+        settings = {**dict(seed=2024, replicates=3, replicate_runs=30, split="paper"), **other}
+        assert cache.stored_draws("table-4", **settings) is None
+    assert cache.stored_draws("table-4", seed=2024, replicates=4, replicate_runs=30, split="paper") is None
+    assert cache.stored_draws("table-2", seed=2024, replicates=3, replicate_runs=30, split="paper") is None
+    assert cache.stored_draws("table-2", seed=2024, replicates=3, replicate_runs=30, split="paper",
+                              bound="sharp") is not None
+    assert cache.stored_draws("table-3", seed=2024, replicates=3, replicate_runs=30, split="paper") is None
+    calls = []
+    real = claim_numbers.evaluate_sweep
+    monkeypatch.setattr(claim_numbers, "evaluate_sweep", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(claim_numbers, "kept_sweep", lambda key: None)
+    # another replicate_runs, and a target stored with one column only: both evaluated again, in full
+    claim_numbers.draw_values(results, ["table-4"], replicates=3, replicate_runs=20)
+    assert calls
+    calls.clear()
+    partial = cache.reproduce_cached(["table-3"], runs=200, replicates=3, replicate_runs=30)
+    out = claim_numbers.draw_values(partial, ["table-3"], replicates=3, replicate_runs=30)
+    assert not calls and len(out["table-3"]) == 3                 # computed in full by that call, then read
+    with pytest.raises(ValueError, match="draws"):
+        cache.reproduce_cached(["table-4"], runs=200, draws={})
+    with pytest.raises(ValueError, match="draws"):
+        reproduce_many(["table-4"], runs=50, draws=[])
 
 
 # Targets that share configurations asked for with other lambda values (table-3 and table-11;

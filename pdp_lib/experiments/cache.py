@@ -39,7 +39,10 @@ index, each column's name and dtype), the columns' raw bytes (strings as fixed-w
 Reading one runs no code, whoever wrote it, and restores dtypes, column order, index, missing
 values and floats bit for bit; a damaged, truncated, foreign or mismatching entry is reported
 with a warning naming it, recomputed and rewritten.  The checksum detects damage, not forgery:
-point ``PDP_LIB_CACHE`` only at a folder others cannot write to.  The cache lives in
+point ``PDP_LIB_CACHE`` only at a folder others cannot write to.  Beside each table computed with several
+replicates, the draws its bands are taken over are stored in the same format (``draws/<key>.entry``, keyed by
+:func:`draws_key`), so that :func:`pdp_lib.replication.claim_numbers.draw_values` in another process reads them
+(:func:`stored_draws`) instead of evaluating the replicates again.  The cache lives in
 ``PDP_LIB_CACHE`` when set (``off`` disables it), else in ``_build/cache`` of the repository
 holding ``pdp_lib`` (``make clean`` removes it), else in ``~/.cache/pdp_lib``.  Writes are
 atomic, so chapters executed in parallel can share it, and a missing target is computed by one
@@ -66,7 +69,7 @@ import pandas as pd
 
 from .rebuild import reproduce_many
 
-__all__ = ["cache_dir", "cache_key", "reproduce_cached"]
+__all__ = ["cache_dir", "cache_key", "draws_key", "reproduce_cached", "stored_draws"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 _KERNEL_VARIABLES = ("OPENBLAS_", "NPY_", "MKL_", "OMP_NUM_THREADS")
@@ -159,10 +162,40 @@ def cache_key(target: str, kwargs: dict) -> str:
     """
     bound = _SIGNATURE.bind([target], **kwargs)
     bound.apply_defaults()
-    settings = sorted((k, repr(v)) for k, v in bound.arguments.items() if k not in ("targets", "progress"))
+    settings = sorted((k, repr(v)) for k, v in bound.arguments.items() if k not in ("targets", "progress", "draws"))
     payload = {"format": _FORMAT.decode(), "target": target, "kwargs": settings, "code": _CODE,
                "environment": _environment()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def draws_key(target: str, *, seed, replicates, replicate_runs, split, bound) -> str:
+    """The hex key of the draws behind ``target``'s bands (``draws`` of :func:`pdp_lib.experiments.reproduce_many`).
+
+    Replicates ``1, 2, ...`` depend on the target, ``seed``, ``replicates``, ``replicate_runs``, ``split`` and
+    ``bound`` only (not on ``runs``, ``paper_runs`` or ``std_error``, which replicate 0 and the bands' Monte Carlo
+    error read), besides the code and the environment, which the key holds as :func:`cache_key`'s does.
+    """
+    settings = {"seed": int(seed), "replicates": int(replicates), "replicate_runs": int(replicate_runs),
+                "split": str(split), "bound": str(bound)}
+    payload = {"format": _FORMAT.decode(), "draws": target, "settings": sorted(settings.items()), "code": _CODE,
+               "environment": _environment()}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def stored_draws(target: str, *, seed, replicates, replicate_runs, split, bound="paper"):
+    """The draws behind ``target``'s bands that :func:`reproduce_cached` stored when it computed the target, or
+    ``None`` (none stored, the cache off, or this process's code possibly not the files': nothing is read then).
+
+    A frame ``param, column, replicate, value`` (``draws`` of :func:`pdp_lib.experiments.reproduce_many`), bit for bit
+    what the replicates' sweeps gave; :func:`pdp_lib.replication.claim_numbers.draw_values` reads it instead of
+    evaluating those sweeps again in another process.
+    """
+    directory = cache_dir()
+    if directory is None or _stale() is not None:
+        return None
+    key = draws_key(target, seed=seed, replicates=replicates, replicate_runs=replicate_runs, split=split,
+                    bound=bound)
+    return _read_entry(target, directory / "draws" / f"{key}.entry", key)
 
 
 class _Damaged(Exception):
@@ -286,6 +319,8 @@ def reproduce_cached(targets, **kwargs) -> dict:
         runs), and for each damaged entry (recomputed and rewritten).
     """
     targets = list(targets)
+    if "draws" in kwargs:
+        raise ValueError("draws is not a keyword of reproduce_cached: the cache stores the draws itself")
     directory = cache_dir()
     if directory is None:
         return reproduce_many(targets, **kwargs)
@@ -303,11 +338,17 @@ def reproduce_cached(targets, **kwargs) -> dict:
         with _locked([directory / "locks" / f"{keys[t]}.lock" for t in missing]):
             found.update({t: table for t in missing if (table := _read_entry(t, paths[t], keys[t])) is not None})
             missing = [t for t in missing if t not in found]
-            computed = reproduce_many(missing, **kwargs) if missing else {}
+            drawn = {}
+            computed = reproduce_many(missing, **kwargs, draws=drawn) if missing else {}
             reason = _stale() if computed else None   # after the computation: the code it ran
             if reason is not None:
                 warnings.warn(f"pdp_lib cache: nothing stored: {reason}", RuntimeWarning, stacklevel=2)
             else:
+                # first: a stored table's draws are stored too (not a table of some columns only, which has
+                # only theirs)
+                for target, frame in (drawn.get("frames", {}) if kwargs.get("columns") is None else {}).items():
+                    key = draws_key(target, **drawn["settings"])
+                    _write(directory / "draws" / f"{key}.entry", _encode(frame, key))
                 for target, table in computed.items():
                     _write(paths[target], _encode(table, keys[target]))
     return {t: found[t] if t in found else computed[t] for t in targets}

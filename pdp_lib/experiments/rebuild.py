@@ -134,7 +134,7 @@ def _config_key(spec, value):
 
 def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_runs=None,
                    paper_runs=PAPER_RUNS, split=SPLIT, bound="paper", columns=None,
-                   std_error="exact", progress=False) -> dict:
+                   std_error="exact", progress=False, draws=None) -> dict:
     """Rebuild several targets, sharing every draw and evaluation they have in common.
 
     Parameters
@@ -184,6 +184,13 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
         which understates it (kept to show what the exact error changes).
     progress : bool, default False
         Show a progress bar on stderr (the command line turns it on).
+    draws : dict, optional
+        When given (empty), filled with what the bands are taken over, for
+        :mod:`pdp_lib.experiments.cache` to store: ``"frames"``, per target when ``replicates > 1``, the value of
+        each printed cell in replicates ``1, 2, ...`` (columns ``param``, ``column``, ``replicate``, ``value``:
+        what :func:`pdp_lib.replication.claim_numbers.draw_values` returns; replicate 0 is the table's
+        ``value``), and ``"settings"``, what those values depend on besides the target, the code and the machine
+        (``seed``, ``replicates``, ``replicate_runs`` as used, ``split``, ``bound``).  Not part of the result.
 
     Returns
     -------
@@ -193,6 +200,8 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
         deviation of ``value`` over the draws (NaN for one replicate), a robust estimate of its
         standard deviation that the choice of the seed moves far less than the band's ends.
     """
+    if draws is not None and not isinstance(draws, dict):
+        raise ValueError(f"draws = {draws!r} is not allowed; give an empty dict to fill, or None")
     specs = [get_target(t) for t in targets]
     runs = check_count(runs, "runs")
     seed = check_count(seed, "seed", minimum=0)
@@ -232,12 +241,12 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                desc="reproduce", unit="config")
     try:
         for rep in range(replicates):
-            draws = {}
+            data = {}
             for key in configs:
                 dataset, profile, fraction = key
-                if dataset not in draws:
-                    draws[dataset] = draw_data(dataset, seed, rep, vary_split=vary_split)
-                draw = draws[dataset]
+                if dataset not in data:
+                    data[dataset] = draw_data(dataset, seed, rep, vary_split=vary_split)
+                draw = data[dataset]
                 X, y = training_points(draw, fraction)
                 n = X.shape[0]
                 eps = draw_profile(draw, profile, n)
@@ -260,10 +269,10 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
     finally:
         bar.close()
 
-    tables = {}
+    tables, draws_of = {}, {}
     for spec in specs:
         paper = published_values(spec.name) if spec.kind == "table" else {}
-        rows = []
+        rows, draw_rows = [], []
         for label, value in zip(spec.param_labels, spec.sweep_values):
             key, lam = _config_key(spec, value)
             per_rep = [results[rep, key] for rep in range(replicates)]
@@ -271,6 +280,7 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
             for column in shown[spec.name]:
                 vals = np.array([r.statistic(column, spec.statistic)[j] for r in per_rep])
                 se = float(per_rep[0].standard_error(column, spec.statistic)[j])
+                draw_rows += [(label, column, rep, float(vals[rep])) for rep in range(1, replicates)]
                 if replicates > 1:
                     low_d, high_d = np.quantile(vals, [0.025, 0.975])
                     low, high = low_d, high_d
@@ -295,6 +305,11 @@ def reproduce_many(targets, *, runs=RUNS, seed=SEED, replicates=1, replicate_run
                              paper.get((label, column), np.nan), se, float(low_d), float(high_d), float(spread)))
         tables[spec.name] = pd.DataFrame(
             rows, columns=list(OUTPUT_COLUMNS) + ["se", "low_draws", "high_draws", "spread"])
+        if replicates > 1:
+            draws_of[spec.name] = pd.DataFrame(draw_rows, columns=["param", "column", "replicate", "value"])
+    if draws is not None:
+        draws.update(frames=draws_of, settings={"seed": seed, "replicates": replicates,
+                                                "replicate_runs": replicate_runs, "split": split, "bound": bound})
     return tables
 
 
