@@ -82,24 +82,47 @@ def test_cached_equals_computed_bit_for_bit_and_is_reused(store, fresh, monkeypa
         assert_same(again[t], fresh[t])
 
 
-@pytest.mark.parametrize("target", ["table-4", "figure-10"])
-def test_the_draws_stored_with_a_table_are_the_draws_evaluated_again(store, monkeypatch, target):
+@pytest.mark.parametrize("targets, split", [(["table-4"], "paper"), (["figure-10"], "paper"),
+                                            (["table-13", "table-4", "figure-12", "beyond-1"], "paper"),
+                                            (["table-13", "figure-1"], "redraw")])
+def test_the_draws_stored_with_a_table_are_the_draws_evaluated_again(store, monkeypatch, targets, split):
+    # means and standard deviations, one target or several in one call (sharing configurations), either split
     from pdp_lib.replication import claim_numbers
 
-    kw = dict(runs=200, replicates=3, replicate_runs=30)
-    results = cache.reproduce_cached([target], **kw)
-    assert len(list((store / "draws").glob("*.entry"))) == 1 and _only_entries_and_locks(store)
+    kw = dict(runs=200, replicates=3, replicate_runs=30, split=split)
+    results = cache.reproduce_cached(targets, **kw)
+    assert len(list((store / "draws").glob("*.entry"))) == len(targets) and _only_entries_and_locks(store)
+    paper = [t for t in targets if not t.startswith("beyond")]      # draw_values evaluates the paper's targets
     monkeypatch.setattr(claim_numbers, "evaluate_sweep", fail)     # read from the cache, or fail
     monkeypatch.setattr(claim_numbers, "kept_sweep", lambda key: None)
-    read = claim_numbers.draw_values(results, [target], replicates=3, replicate_runs=30)
+    read = claim_numbers.draw_values(results, paper, replicates=3, replicate_runs=30, split=split)
     monkeypatch.undo()
     monkeypatch.setenv("PDP_LIB_CACHE", "off")                     # the long way: every replicate evaluated
     monkeypatch.setattr(claim_numbers, "kept_sweep", lambda key: None)
-    again = claim_numbers.draw_values(results, [target], replicates=3, replicate_runs=30)
-    assert len(read[target]) == len(again[target]) == 3
-    for a, b in zip(read[target], again[target], strict=True):
+    again = claim_numbers.draw_values(results, paper, replicates=3, replicate_runs=30, split=split)
+    for target in paper:
+        assert len(read[target]) == len(again[target]) == 3
+        for a, b in zip(read[target], again[target], strict=True):
+            assert_same(a.reset_index(), b.reset_index())
+            assert a.index.equals(b.index) and a.index.name == b.index.name == "param"
+    if len(paper) < len(targets):        # a target of other methods: never read, refused as when evaluated
+        monkeypatch.setenv("PDP_LIB_CACHE", str(store))
+        with pytest.raises(KeyError):
+            claim_numbers.draw_values(results, ["beyond-1"], replicates=3, replicate_runs=30, split=split)
+
+
+def test_a_damaged_entry_of_draws_is_removed_and_the_draws_evaluated(store, monkeypatch):
+    from pdp_lib.replication import claim_numbers
+
+    results = cache.reproduce_cached(["table-4"], runs=200, replicates=3, replicate_runs=30)
+    [path] = (store / "draws").glob("*.entry")
+    good = claim_numbers.draw_values(results, ["table-4"], replicates=3, replicate_runs=30)
+    path.write_bytes(path.read_bytes()[:-5])
+    with pytest.warns(RuntimeWarning, match=re.escape(str(path))):
+        again = claim_numbers.draw_values(results, ["table-4"], replicates=3, replicate_runs=30)
+    assert not path.exists()
+    for a, b in zip(good["table-4"], again["table-4"], strict=True):
         assert_same(a.reset_index(), b.reset_index())
-        assert a.index.equals(b.index) and a.index.name == b.index.name == "param"
 
 
 def test_draws_stored_for_other_settings_are_not_read(store, monkeypatch):
@@ -114,7 +137,7 @@ def test_draws_stored_for_other_settings_are_not_read(store, monkeypatch):
     assert cache.stored_draws("table-4", seed=2024, replicates=4, replicate_runs=30, split="paper") is None
     assert cache.stored_draws("table-2", seed=2024, replicates=3, replicate_runs=30, split="paper") is None
     assert cache.stored_draws("table-2", seed=2024, replicates=3, replicate_runs=30, split="paper",
-                              bound="sharp") is not None
+                              bound="sharp") is None         # draw_values evaluates the paper's bound: not stored
     assert cache.stored_draws("table-3", seed=2024, replicates=3, replicate_runs=30, split="paper") is None
     calls = []
     real = claim_numbers.evaluate_sweep

@@ -196,3 +196,28 @@ def test_the_clipped_choice_and_the_noise_free_ratios_by_brute_force():
             assert free.loc[table, column] == pytest.approx(math.exp(np.mean(np.log(ratios))), rel=1e-12)
     with pytest.raises(ValueError, match="a loss is missing"):
         advice.free_ratios(cells, ["gd_clipped_free:0.25:0.3:2"])
+
+
+def test_the_residuals_are_formed_in_place_bit_for_bit():
+    # the steps as first written (the residuals formed whole) against the library's in-place steps
+    gen = np.random.default_rng(31)
+    X, y = gen.uniform(0, 1, (50, 3)), gen.uniform(-1, 1, 50)
+    X[4] = 0.0
+    eps = gen.uniform(0.1, 2.0, 50)
+    lam, clip, steps, draws = 0.5, 0.2, 7, 5
+    got = clipped_pure_gd_draws(X, y, eps, lam, np.random.default_rng(2), draws, clip=clip, steps=steps, batch=2)
+    radius, step = norm_bound(lam, 3), 1.0 / (3 + lam)
+    eta = pure_gd_rate(float(eps.sum()), 3, steps, radius, clip)
+    weights, norms = eps / eps.sum(), np.linalg.norm(X, axis=1)
+    reach = np.divide(clip, norms, out=np.full(50, np.inf), where=norms > 0)
+    noise, out = np.random.default_rng(2), []
+    for lo in range(0, draws, 2):
+        theta = np.zeros((min(2, draws - lo), 3))
+        for _ in range(steps):
+            residual = np.clip(theta @ X.T - y, -reach, reach) * weights
+            grad = residual @ X + sample_l2_laplace_unchecked(eta, 3, theta.shape[0], noise)
+            moved = theta - step * (grad + lam * theta)
+            length = np.linalg.norm(moved, axis=1, keepdims=True)
+            theta = np.where(length > radius, moved * (radius / np.maximum(length, radius)), moved)
+        out.append(theta)
+    assert np.array_equal(got, np.vstack(out))

@@ -148,3 +148,9 @@ def test_the_improvement_terms_are_the_formula_bit_for_bit():
         got = ps.improvement_terms(theta, X, y)
         assert got.shape == theta.shape[:-1] + (70,)
         assert np.array_equal(got, np.abs(y) - np.abs(y - pred))
+    # a single point (a scalar product) and labels that broadcast the product, as before
+    theta = gen.normal(size=5)
+    assert ps.improvement_terms(theta, X[0], y[0]) == abs(y[0]) - abs(y[0] - np.clip(theta @ X[0], -1, 1))
+    wide = np.tile(y, (3, 1))
+    assert np.array_equal(ps.improvement_terms(theta, X, wide),
+                          np.abs(wide) - np.abs(wide - np.clip(theta @ X.T, -1.0, 1.0)))

@@ -60,6 +60,9 @@ def test_the_procedures_read_the_configurations_losses():
         assert automatic.choose(float(n), 1.0, 3).mechanism == chose
         assert out["auto"] == (out["private_mean"] if chose == "mean" else config["checked"]["ssp_checked"])
         assert (config["checked"] == {}) == (chose == "mean")
+        # the levels' sum the configuration carries is math.fsum's, and a configuration without it gives the same
+        assert config["total"] == math.fsum(config["levels"])
+        assert sa.procedure_losses({k: v for k, v in config.items() if k != "total"}, 2) == out
         assert out["oracle"] <= min(out[p] for p in sa.PROCEDURES if p != "auto") + 1e-15
         assert out["non_private"] <= out["mean"] <= out["midpoint"]
         assert out["budget_ratio"] == n / 9

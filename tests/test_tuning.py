@@ -433,9 +433,33 @@ def test_the_block_scores_are_the_checked_functions_bit_for_bit(alpha):
     assert np.array_equal(got, _former_scores(models, X_val, y_val, eps_val, alpha))
     checked = tuning.selection_probabilities(tuning.validation_losses(models, X_val, y_val), eps_val, alpha)
     assert np.array_equal(got, checked)
+    opposed, far = models.copy(), X_val.copy()          # inf - inf = NaN in any order of the sum
+    opposed[..., :2], far[0] = (1.0, -1.0), (np.inf, np.inf, 0.0, 0.0)
     for bad, message in (({"y_val": np.where(np.arange(m) == 3, 1.5, y_val)}, "labels"),
-                         ({"models": np.where(np.arange(d) == 1, np.nan, models)}, "finite"),
+                         ({"models": np.where(np.arange(d) == 1, np.nan, models)}, "range"),
+                         ({"models": opposed, "X_val": far}, "range"),
+                         ({"eps_val": np.where(np.arange(m) == 5, -1.0, eps_val)}, "epsilons_val"),
                          ({"alpha": 0.0}, "alpha")):
         args = {"models": models, "X_val": X_val, "y_val": y_val, "eps_val": eps_val, "alpha": alpha, **bad}
         with pytest.raises(ValueError, match=message):
             tuning_costs._selection_chunks(**args)
+        if message != "labels":                 # the checked functions refuse the same inputs
+            with pytest.raises(ValueError):
+                tuning.selection_probabilities(tuning.validation_losses(args["models"], args["X_val"], y_val),
+                                               args["eps_val"], args["alpha"])
+    # a candidate at infinity predicts at the end of the range: scored as the checked functions score it
+    inf_models = np.where(np.arange(d) == 0, np.inf, models)
+    assert np.array_equal(tuning_costs._selection_chunks(inf_models, X_val, y_val, eps_val, alpha),
+                          _former_scores(inf_models, X_val, y_val, eps_val, alpha))
+
+
+def test_the_checked_scores_keep_every_shape_they_took():
+    gen = np.random.default_rng(13)
+    X, y = gen.uniform(0, 1, (5, 3)), gen.uniform(-1, 1, 5)
+    theta = gen.normal(size=3)
+    # a single point (a scalar product), labels that broadcast the product, one candidate's losses
+    assert tuning.validation_losses(theta, X[0], y[:1]) == np.abs(y[:1] - np.clip(theta @ X[0], -1, 1))
+    wide = np.tile(y, (4, 1))
+    assert np.array_equal(tuning.validation_losses(theta, X, wide), np.abs(wide - np.clip(theta @ X.T, -1, 1)))
+    losses = gen.uniform(0, 2, 5)
+    assert tuning.selection_probabilities(losses, np.ones(5)) == 1.0

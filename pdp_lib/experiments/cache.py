@@ -42,7 +42,8 @@ with a warning naming it, recomputed and rewritten.  The checksum detects damage
 point ``PDP_LIB_CACHE`` only at a folder others cannot write to.  Beside each table computed with several
 replicates, the draws its bands are taken over are stored in the same format (``draws/<key>.entry``, keyed by
 :func:`draws_key`), so that :func:`pdp_lib.replication.claim_numbers.draw_values` in another process reads them
-(:func:`stored_draws`) instead of evaluating the replicates again.  The cache lives in
+(:func:`stored_draws`) instead of evaluating the replicates again; a damaged entry of draws is removed with a
+warning, and the draws are evaluated.  The cache lives in
 ``PDP_LIB_CACHE`` when set (``off`` disables it), else in ``_build/cache`` of the repository
 holding ``pdp_lib`` (``make clean`` removes it), else in ``~/.cache/pdp_lib``.  Writes are
 atomic, so chapters executed in parallel can share it, and a missing target is computed by one
@@ -171,9 +172,10 @@ def cache_key(target: str, kwargs: dict) -> str:
 def draws_key(target: str, *, seed, replicates, replicate_runs, split, bound) -> str:
     """The hex key of the draws behind ``target``'s bands (``draws`` of :func:`pdp_lib.experiments.reproduce_many`).
 
-    Replicates ``1, 2, ...`` depend on the target, ``seed``, ``replicates``, ``replicate_runs``, ``split`` and
-    ``bound`` only (not on ``runs``, ``paper_runs`` or ``std_error``, which replicate 0 and the bands' Monte Carlo
-    error read), besides the code and the environment, which the key holds as :func:`cache_key`'s does.
+    Replicate ``r`` depends on the target, ``seed``, ``r``, ``replicate_runs``, ``split`` and ``bound`` only (not on
+    ``runs``, ``paper_runs`` or ``std_error``, which replicate 0 and the bands' Monte Carlo error read, nor on the
+    other targets of the call), besides the code and the environment, which the key holds as :func:`cache_key`'s
+    does; ``replicates``, how many there are, is in the key too.
     """
     settings = {"seed": int(seed), "replicates": int(replicates), "replicate_runs": int(replicate_runs),
                 "split": str(split), "bound": str(bound)}
@@ -195,7 +197,16 @@ def stored_draws(target: str, *, seed, replicates, replicate_runs, split, bound=
         return None
     key = draws_key(target, seed=seed, replicates=replicates, replicate_runs=replicate_runs, split=split,
                     bound=bound)
-    return _read_entry(target, directory / "draws" / f"{key}.entry", key)
+    path = directory / "draws" / f"{key}.entry"
+    if not path.is_file():
+        return None
+    try:
+        return _decode(path.read_bytes(), key)
+    except _Damaged as damage:         # nothing rewrites it (its table is intact): removed, the draws evaluated
+        warnings.warn(f"pdp_lib cache: removing the damaged entry {path} of the draws of {target!r} ({damage}); "
+                      f"they are evaluated instead", RuntimeWarning, stacklevel=3)
+        path.unlink(missing_ok=True)
+        return None
 
 
 class _Damaged(Exception):
@@ -344,9 +355,10 @@ def reproduce_cached(targets, **kwargs) -> dict:
             if reason is not None:
                 warnings.warn(f"pdp_lib cache: nothing stored: {reason}", RuntimeWarning, stacklevel=2)
             else:
-                # first: a stored table's draws are stored too (not a table of some columns only, which has
-                # only theirs)
-                for target, frame in (drawn.get("frames", {}) if kwargs.get("columns") is None else {}).items():
+                # first: a stored table's draws are stored too, where draw_values can read them (every column,
+                # the paper's bound)
+                readable = kwargs.get("columns") is None and drawn.get("settings", {}).get("bound") == "paper"
+                for target, frame in (drawn.get("frames", {}) if readable else {}).items():
                     key = draws_key(target, **drawn["settings"])
                     _write(directory / "draws" / f"{key}.entry", _encode(frame, key))
                 for target, table in computed.items():

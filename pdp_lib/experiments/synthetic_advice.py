@@ -124,11 +124,13 @@ def _ridge(pop: Population, lam: float) -> np.ndarray:
 
 def configuration_losses(d: int, n: int, r2: float, profile: str, *, draws: int | None = None, seed: int = 0,
                          offset: float = OFFSET) -> dict:
-    """Every release's expected test loss in one configuration: ``{"levels": ..., "losses": DataFrame}``, the frame
-    indexed by the grid's ``lambda`` with the columns ``pdp_op``, ``non_personalized``, ``ssp`` (and ``ssp_se``, its
-    Monte Carlo standard error), ``non_private`` (each at that ``lambda``), ``private_mean``, ``midpoint`` and
-    ``mean`` (the same on every row); ``"total"``: the levels' sum (``math.fsum``); ``"checked"``: where ``mechanism="auto"`` releases SSP, the checked releases'
-    mean loss at its public ridge, its standard error and the share that kept the regression (else empty).  ``draws``: SSP's releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
+    """Every release's expected test loss in one configuration: ``{"levels": ..., "total": ..., "losses": DataFrame,
+    "checked": ...}``.  The frame is indexed by the grid's ``lambda`` with the columns ``pdp_op``,
+    ``non_personalized``, ``ssp`` (and ``ssp_se``, its Monte Carlo standard error), ``non_private`` (each at that
+    ``lambda``), ``private_mean``, ``midpoint`` and ``mean`` (the same on every row); ``"total"``: the levels' sum
+    (``math.fsum``); ``"checked"``: where ``mechanism="auto"`` releases SSP, the checked releases' mean loss at its
+    public ridge, its standard error and the share that kept the regression (else empty).  ``draws``: SSP's
+    releases (``None``: :data:`DRAWS` of ``d``, else 30)."""
     draws = DRAWS.get(d, 30) if draws is None else draws
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(d, n, PROFILES.index(profile))))
     eps = profile_levels(profile, n, gen)
@@ -186,7 +188,9 @@ def procedure_losses(config: dict, d: int, rules=None) -> dict:
     level at the smallest, when already known (they depend on the levels and ``d`` only)."""
     eps, losses = config["levels"], config["losses"]
     k = d + 1
-    total, smallest = config["total"], float(eps.min())      # math.fsum(eps), formed once by configuration_losses
+    # the levels' sum as configuration_losses formed it (math.fsum), or formed here
+    total = config["total"] if "total" in config else math.fsum(eps)
+    smallest = float(eps.min())
     choice = automatic.choose(total, smallest, k)
     lam_ssp = automatic.ssp_ridge(total, smallest, k)
     if rules is None:

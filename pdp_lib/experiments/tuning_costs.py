@@ -130,11 +130,12 @@ def _selection_chunks(models, X_val, y_val, eps_val, alpha):
     """
     size, K = models.shape[:2]
     step = max(1, _CHUNK // (K * X_val.shape[0]))
-    # the checks of selection_probabilities, made once for the block: then every loss lies in [0, 2]
+    # the checks of selection_probabilities, made once for the block (scored_probabilities refuses a NaN loss):
+    # labels in the domain's [-1, 1] keep every loss in [0, 2] (stricter than the checked path, which refuses a
+    # label outside only where a loss leaves [0, 2])
     models, X_val, y_val = (np.asarray(a, dtype=float) for a in (models, X_val, y_val))
-    if not (np.all(np.isfinite(models)) and np.all(np.isfinite(X_val)) and np.all(np.abs(y_val) <= 1.0)):
-        raise ValueError("the candidates and validation points must be finite and the validation labels in the "
-                         "allowed range [-1, 1]")
+    if not np.all(np.abs(y_val) <= 1.0):
+        raise ValueError("the validation labels must lie in the allowed range [-1, 1]")
     u = exponential.selection_rates(check_epsilons(eps_val, X_val.shape[0], name="epsilons_val"),
                                     check_fraction(alpha, "alpha", closed_low=False))
     return np.concatenate([exponential.scored_probabilities(models[s:s + step], X_val, y_val, u)

@@ -34,8 +34,11 @@ def validation_losses(models, X_val, y_val) -> np.ndarray:
 
 
 def _validation_losses(models: np.ndarray, X_val: np.ndarray, y_val: np.ndarray) -> np.ndarray:
-    """:func:`validation_losses` of float arrays, formed in place in the product's array (the same floats)."""
+    """:func:`validation_losses` of float arrays, formed in place in the product's array where the result has the
+    product's shape (the same floats); otherwise (a scalar product, labels that broadcast it) as written."""
     out = models @ X_val.T
+    if not isinstance(out, np.ndarray) or out.ndim == 0 or np.broadcast_shapes(out.shape, y_val.shape) != out.shape:
+        return np.abs(y_val - np.clip(out, -1.0, 1.0))
     np.clip(out, -1.0, 1.0, out=out)
     np.subtract(y_val, out, out=out)
     return np.abs(out, out=out)
@@ -85,18 +88,21 @@ def _probabilities(losses: np.ndarray, u: np.ndarray) -> np.ndarray:
     (:func:`selection_rates`), unchecked."""
     score = -(losses @ u)
     score -= score.max(axis=-1, keepdims=True)
-    p = np.exp(score, out=score)
-    p /= p.sum(axis=-1, keepdims=True)
-    return p
+    p = np.exp(score)
+    return p / p.sum(axis=-1, keepdims=True)
 
 
 def scored_probabilities(models: np.ndarray, X_val: np.ndarray, y_val: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``selection_probabilities(validation_losses(models, X_val, y_val), ...)`` for float arrays whose checks the
-    caller has made once for many calls: ``models`` finite and ``y_val`` in ``[-1, 1]``, so that every loss lies in
-    ``[0, LOSS_RANGE]`` (a clipped prediction and a label both in ``[-1, 1]`` are at most 2 apart, and 2 is a double:
-    the rounded difference is at most 2 too), and ``u`` from :func:`selection_rates`.  The same floats as the checked
-    functions, without their passes over the losses."""
-    return _probabilities(_validation_losses(models, X_val, y_val), u)
+    """``selection_probabilities(validation_losses(models, X_val, y_val), ...)`` without the passes over the losses
+    that check them, for float arrays: ``y_val`` in ``[-1, 1]`` (the caller checks it, once for many calls) and
+    ``u`` from :func:`selection_rates`.  A clipped prediction and such a label are at most 2 apart, and 2 is a
+    double, so every loss lies in ``[0, LOSS_RANGE]`` unless the prediction is NaN (a product of finite numbers
+    can overflow to ``inf - inf``): a NaN loss makes its row of probabilities NaN, and that is refused here, as the
+    checked function refuses the loss.  Otherwise the same floats as the checked functions."""
+    p = _probabilities(_validation_losses(models, X_val, y_val), u)
+    if np.isnan(p).any():
+        raise ValueError(f"losses must lie in the allowed range [0, {LOSS_RANGE}]")
+    return p
 
 
 def select(losses, epsilons_val, alpha: float = 1.0, rng=None, size=None):

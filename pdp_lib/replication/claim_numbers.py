@@ -164,8 +164,8 @@ def _stored_frames(spec, seed, replicates: int, replicate_runs: int, split: str)
     printed cell of every draw is there."""
     from ..experiments.cache import stored_draws       # noqa: PLC0415 - the cache reads the code's digest
 
-    if replicates < 2:
-        return None
+    if replicates < 2 or any(c.partition("_")[2] not in METHODS for c in spec.columns):
+        return None                             # draw_values evaluates the paper's methods only
     long = stored_draws(spec.name, seed=seed, replicates=replicates, replicate_runs=replicate_runs, split=split)
     if long is None or len(long) != len(spec.param_labels) * len(spec.columns) * (replicates - 1):
         return None
