@@ -5,7 +5,8 @@ Usage::
     .venv/bin/python benchmarks/bench_cells.py book/beyond.ipynb 48b107f6 [more ids] [--repeat 3]
 
 The cells before a target run once, in order, with their outputs dropped
-(:func:`pdp_lib.replication.chapter_cells.run_cells`); then the target runs ``--repeat`` times in a copy of that
+(:func:`pdp_lib.replication.chapter_cells.run_cells`), in an IPython shell as in a kernel (so that a cell that runs
+another page's cells and reads their glued values works); then the target runs ``--repeat`` times in a copy of that
 namespace and the median wall time is printed. Run it with one BLAS thread (``OPENBLAS_NUM_THREADS=1``, as
 ``make test``'s workers), on an otherwise idle machine. To compare two versions of the library, run it twice with
 ``PYTHONPATH`` pointing at a checkout of each (a ``git worktree``): the chapter and its cells are the same, only
@@ -36,6 +37,11 @@ def main(argv=None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    # a shell, as a kernel has: displays (glued values among them) reach capture_output, so that a cell that runs
+    # other cells and reads what they glue (run_cells(..., glue=...)) works here too
+    InteractiveShell.instance()
     import pdp_lib
     from pdp_lib.replication.chapter_cells import chapter_code, run_cells
 
