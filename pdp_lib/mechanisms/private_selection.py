@@ -49,15 +49,11 @@ def improvement_terms(theta, X, y) -> np.ndarray:
     By the triangle inequality each term is at most :math:`|\mathrm{clip}(x_j^\top\theta)| \le 1` in
     absolute value, whatever ``theta`` and the point.
     """
-    out = np.asarray(theta, dtype=float) @ np.asarray(X, dtype=float).T
+    from .exponential import _validation_losses     # |y_j - clip(x_j^T theta)|: the validation losses
+
     y = np.asarray(y, dtype=float)
-    if not isinstance(out, np.ndarray) or out.ndim == 0 or np.broadcast_shapes(out.shape, y.shape) != out.shape:
-        pred = np.clip(out, -1.0, 1.0)                  # a scalar product, or labels that broadcast it: as written
-        return np.abs(y) - np.abs(y - pred)
-    np.clip(out, -1.0, 1.0, out=out)                    # in place from here: the same floats
-    np.subtract(y, out, out=out)
-    np.abs(out, out=out)
-    return np.subtract(np.abs(y), out, out=out)
+    losses = _validation_losses(np.asarray(theta, dtype=float), np.asarray(X, dtype=float), y)
+    return np.abs(y) - losses
 
 
 def selection_score(theta, X, y, epsilons, score_share: float) -> np.ndarray:
